@@ -1,0 +1,343 @@
+//! The consistency check: every index key, tree key and node verified against the records,
+//! every record's parent checked, and the counters checked against what is stored.
+//!
+//! The expected index and tree keys are computed from the records (streamed in batches)
+//! and merged in key order against the stored tables, so a check costs one pass over the
+//! records, one sort and one pass over each table. Everything wrong in an index or in the
+//! hierarchy tables can be repaired by a re-index, which `fix` runs; damaged records and
+//! orphans are reported for an administrator.
+
+use std::fmt;
+use std::ops::Bound;
+
+use kauri_kv::{Backend, Direction, ReadTxn};
+
+use crate::config::IndexFlags;
+use crate::db::{Db, T_INDEX, T_META, T_NODES, T_TREE};
+use crate::error::{DbError, DbResult};
+use crate::keys::{meta, read_u64_be};
+use crate::record::RecordView;
+use crate::reindex::{
+    count_records, exists, for_each_record, hierarchy_of, record_index_keys, KeySorter, Progress,
+};
+
+/// One inconsistency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A record's bytes do not decode.
+    CorruptRecord {
+        /// Record id.
+        id: u64,
+        /// Why.
+        reason: String,
+    },
+    /// A record names a parent that does not exist.
+    Orphan {
+        /// Record id.
+        id: u64,
+        /// The missing parent.
+        parent: u64,
+    },
+    /// An index key the records call for is missing.
+    MissingIndexKey {
+        /// Hex of the key.
+        key: String,
+    },
+    /// An index key no record calls for.
+    ExtraIndexKey {
+        /// Hex of the key.
+        key: String,
+    },
+    /// A record is not reachable by its DN (its tree key is missing or points elsewhere).
+    MissingTreeKey {
+        /// Record id.
+        id: u64,
+    },
+    /// A tree key that no record explains.
+    ExtraTreeKey {
+        /// Hex of the key.
+        key: String,
+    },
+    /// A node (parent + RDN) that disagrees with its record, or is missing.
+    BadNode {
+        /// Record id.
+        id: u64,
+    },
+    /// A node without a record.
+    ExtraNode {
+        /// Node id.
+        id: u64,
+    },
+    /// A counter in `meta` is behind what the records hold.
+    CounterBehind {
+        /// Which counter.
+        name: String,
+        /// What it says.
+        stored: u64,
+        /// What it must at least be.
+        needed: u64,
+    },
+}
+
+impl Problem {
+    /// Whether a re-index repairs it.
+    pub fn fixable(&self) -> bool {
+        !matches!(
+            self,
+            Problem::CorruptRecord { .. } | Problem::Orphan { .. } | Problem::CounterBehind { .. }
+        )
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::CorruptRecord { id, reason } => write!(f, "record {id} is damaged: {reason}"),
+            Problem::Orphan { id, parent } => {
+                write!(f, "record {id} names parent {parent}, which does not exist")
+            }
+            Problem::MissingIndexKey { key } => write!(f, "index key missing: {key}"),
+            Problem::ExtraIndexKey { key } => write!(f, "index key without a record: {key}"),
+            Problem::MissingTreeKey { id } => write!(f, "record {id} cannot be reached by its DN"),
+            Problem::ExtraTreeKey { key } => write!(f, "tree key without a record: {key}"),
+            Problem::BadNode { id } => write!(f, "node of record {id} disagrees with the record"),
+            Problem::ExtraNode { id } => write!(f, "node {id} has no record"),
+            Problem::CounterBehind {
+                name,
+                stored,
+                needed,
+            } => {
+                write!(
+                    f,
+                    "counter {name} is {stored} but must be at least {needed}"
+                )
+            }
+        }
+    }
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    /// Records examined.
+    pub records: u64,
+    /// Index keys examined.
+    pub index_keys: u64,
+    /// Everything found wrong (the first 10,000).
+    pub problems: Vec<Problem>,
+    /// Problems beyond the ones listed.
+    pub more_problems: u64,
+    /// Whether `fix` ran a re-index.
+    pub fixed: bool,
+}
+
+impl CheckReport {
+    fn add(&mut self, p: Problem) {
+        if self.problems.len() < 10_000 {
+            self.problems.push(p);
+        } else {
+            self.more_problems += 1;
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty() && self.more_problems == 0
+    }
+}
+
+fn hex(k: &[u8]) -> String {
+    k.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl<B: Backend> Db<B> {
+    /// Checks the database against itself on one snapshot. With `fix`, repairs what a
+    /// re-index repairs (indexes and hierarchy tables) and checks again.
+    pub fn check(&self, fix: bool, progress: Option<Progress<'_>>) -> DbResult<CheckReport> {
+        let mut report = self.check_once(progress)?;
+        if fix && report.problems.iter().any(Problem::fixable) {
+            self.reindex(None)?;
+            let mut again = self.check_once(None)?;
+            again.fixed = true;
+            report = again;
+        }
+        Ok(report)
+    }
+
+    fn check_once(&self, progress: Option<Progress<'_>>) -> DbResult<CheckReport> {
+        let snap = self.read()?;
+        let kv = snap.kv();
+        let max = self.cfg.max_index_key_len;
+        let flags = self.flags_by_id();
+        let mut flags_of = |a: u32| flags.get(a as usize).copied().unwrap_or(IndexFlags::NONE);
+        let total = count_records(kv)?;
+        let mut report = CheckReport::default();
+        let mut expected = KeySorter::new(usize::MAX);
+        let mut tree: Vec<(Vec<u8>, u64)> = Vec::new();
+        let mut parents: Vec<(u64, u64)> = Vec::new();
+        let mut max_id = 0;
+        let mut max_usn = 0u64;
+        let usn_attr = self
+            .cfg
+            .usn_attributes
+            .as_ref()
+            .and_then(|(_, changed)| snap.attr_id(changed));
+        let mut last = None;
+        loop {
+            let mut batch_problems = Vec::new();
+            let next = for_each_record(kv, last, 4096, |id, bytes| {
+                report.records += 1;
+                max_id = max_id.max(id);
+                let rec =
+                    match RecordView::parse(bytes).and_then(|r| r.to_owned_record().map(|_| r)) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            batch_problems.push(Problem::CorruptRecord {
+                                id,
+                                reason: e.to_string(),
+                            });
+                            return Ok(());
+                        }
+                    };
+                record_index_keys(&rec, id, &mut flags_of, max, &mut expected);
+                if let Some(a) = usn_attr.and_then(|u| rec.attr(u)) {
+                    for v in a.values() {
+                        if let Some(n) = std::str::from_utf8(v.raw)
+                            .ok()
+                            .and_then(|s| s.parse::<u64>().ok())
+                        {
+                            max_usn = max_usn.max(n);
+                        }
+                    }
+                }
+                match hierarchy_of(&rec, max) {
+                    Ok((tk, nv)) => {
+                        tree.push((tk, id));
+                        if kv.get(T_NODES, &id.to_be_bytes())? != Some(nv.as_slice()) {
+                            batch_problems.push(Problem::BadNode { id });
+                        }
+                    }
+                    Err(reason) => batch_problems.push(Problem::CorruptRecord { id, reason }),
+                }
+                if rec.parent() != 0 {
+                    parents.push((id, rec.parent()));
+                }
+                Ok(())
+            })?;
+            for p in batch_problems {
+                report.add(p);
+            }
+            if let Some(p) = progress {
+                p(report.records, total);
+            }
+            match next {
+                Some(l) => last = Some(l),
+                None => break,
+            }
+        }
+        for (id, parent) in parents {
+            if !exists(kv, parent)? {
+                report.add(Problem::Orphan { id, parent });
+            }
+        }
+        // Index: merge expected keys against the stored ones.
+        expected.sort();
+        let mut want = expected.iter().peekable();
+        for item in kv.range(
+            T_INDEX,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            Direction::Forward,
+        )? {
+            let (k, _) = item?;
+            report.index_keys += 1;
+            loop {
+                match want.peek() {
+                    Some(w) if *w < k => {
+                        report.add(Problem::MissingIndexKey { key: hex(w) });
+                        want.next();
+                    }
+                    Some(w) if *w == k => {
+                        want.next();
+                        break;
+                    }
+                    _ => {
+                        report.add(Problem::ExtraIndexKey { key: hex(k) });
+                        break;
+                    }
+                }
+            }
+        }
+        for w in want {
+            report.add(Problem::MissingIndexKey { key: hex(w) });
+        }
+        // Tree: every record reachable, no stray keys.
+        tree.sort_unstable();
+        let mut want = tree.iter().peekable();
+        for item in kv.range(
+            T_TREE,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            Direction::Forward,
+        )? {
+            let (k, v) = item?;
+            let id = read_u64_be(v);
+            loop {
+                match want.peek() {
+                    Some((wk, wid)) if wk.as_slice() < k => {
+                        report.add(Problem::MissingTreeKey { id: *wid });
+                        want.next();
+                    }
+                    Some((wk, wid)) if wk.as_slice() == k => {
+                        if id != Some(*wid) {
+                            report.add(Problem::MissingTreeKey { id: *wid });
+                        }
+                        want.next();
+                        break;
+                    }
+                    _ => {
+                        report.add(Problem::ExtraTreeKey { key: hex(k) });
+                        break;
+                    }
+                }
+            }
+        }
+        for (_, wid) in want {
+            report.add(Problem::MissingTreeKey { id: *wid });
+        }
+        // Nodes without records.
+        for item in kv.range(
+            T_NODES,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            Direction::Forward,
+        )? {
+            let (k, _) = item?;
+            let id = read_u64_be(k).ok_or_else(|| DbError::corrupt("node key is not an id"))?;
+            if !exists(kv, id)? {
+                report.add(Problem::ExtraNode { id });
+            }
+        }
+        // Counters.
+        let next_id = kv
+            .get(T_META, meta::NEXT_ID)?
+            .and_then(read_u64_be)
+            .unwrap_or(0);
+        if max_id > 0 && next_id <= max_id {
+            report.add(Problem::CounterBehind {
+                name: "next_id".into(),
+                stored: next_id,
+                needed: max_id + 1,
+            });
+        }
+        let usn = snap.usn()?;
+        if usn < max_usn {
+            report.add(Problem::CounterBehind {
+                name: "usn".into(),
+                stored: usn,
+                needed: max_usn,
+            });
+        }
+        Ok(report)
+    }
+}

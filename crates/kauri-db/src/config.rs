@@ -1,0 +1,171 @@
+//! What the caller tells the database about its data: the syntax of each attribute, which
+//! attributes are indexed and how, the USN attributes, and a few limits.
+
+use std::collections::HashMap;
+
+use crate::syntax::Syntax;
+
+/// Bit flags describing the indexes kept for one attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct IndexFlags(u8);
+
+impl IndexFlags {
+    /// No index.
+    pub const NONE: IndexFlags = IndexFlags(0);
+    /// Equality (and approximate) matches look up the value.
+    pub const EQUALITY: IndexFlags = IndexFlags(1);
+    /// Presence (`(attr=*)`) matches read a list of holders.
+    pub const PRESENCE: IndexFlags = IndexFlags(2);
+    /// Substring filters with an initial part (`(attr=abc*)`) scan a prefix.
+    pub const SUBSTRING_INITIAL: IndexFlags = IndexFlags(4);
+    /// `>=` and `<=` filters scan a range (integers and times are stored in order).
+    pub const ORDERED: IndexFlags = IndexFlags(8);
+    /// At most one record may hold a given value (checked on every write).
+    pub const UNIQUE: IndexFlags = IndexFlags(16);
+
+    /// Whether every flag of `other` is set.
+    pub fn contains(self, other: IndexFlags) -> bool {
+        self.0 & other.0 == other.0 && other.0 != 0
+    }
+
+    /// Whether value keys (shared by equality, substring-initial, ordering and
+    /// uniqueness) are written for this attribute.
+    pub fn has_value_keys(self) -> bool {
+        self.0 & (Self::EQUALITY.0 | Self::SUBSTRING_INITIAL.0 | Self::ORDERED.0 | Self::UNIQUE.0)
+            != 0
+    }
+
+    /// The raw bits, for fingerprints.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+impl std::ops::BitOr for IndexFlags {
+    type Output = IndexFlags;
+    fn bitor(self, rhs: IndexFlags) -> IndexFlags {
+        IndexFlags(self.0 | rhs.0)
+    }
+}
+
+/// Attribute name → syntax, case-insensitively, with a default for names not listed.
+#[derive(Debug, Clone)]
+pub struct SchemaMap {
+    syntaxes: HashMap<String, Syntax>,
+    default: Syntax,
+}
+
+impl Default for SchemaMap {
+    fn default() -> Self {
+        SchemaMap {
+            syntaxes: HashMap::new(),
+            default: Syntax::DirectoryString,
+        }
+    }
+}
+
+impl SchemaMap {
+    /// A map whose unlisted attributes get `default`.
+    pub fn with_default(default: Syntax) -> SchemaMap {
+        SchemaMap {
+            syntaxes: HashMap::new(),
+            default,
+        }
+    }
+
+    /// Declares the syntax of an attribute.
+    pub fn set(&mut self, attr: &str, syntax: Syntax) -> &mut Self {
+        self.syntaxes.insert(attr.to_ascii_lowercase(), syntax);
+        self
+    }
+
+    /// The syntax of an attribute (by lowercased name).
+    pub fn syntax_of_lower(&self, lower: &str) -> Syntax {
+        self.syntaxes.get(lower).copied().unwrap_or(self.default)
+    }
+
+    /// The syntax of an attribute.
+    pub fn syntax_of(&self, attr: &str) -> Syntax {
+        self.syntax_of_lower(&attr.to_ascii_lowercase())
+    }
+}
+
+/// Everything the database needs from its caller.
+#[derive(Debug, Clone)]
+pub struct DbConfig {
+    /// Attribute syntaxes.
+    pub schema: SchemaMap,
+    /// Indexes by lowercased attribute name.
+    pub indexes: HashMap<String, IndexFlags>,
+    /// Names of the attributes that carry the creating and the last changing USN, or `None`
+    /// to not write them into records.
+    pub usn_attributes: Option<(String, String)>,
+    /// The longest index/tree key written. Equals the backend's limit in production; tests
+    /// shrink it so the truncation and hashing paths run on ordinary data.
+    pub max_index_key_len: usize,
+    /// How many unindexed searches to warn about in the log before going quiet
+    /// (the counter keeps counting).
+    pub unindexed_warn_limit: u64,
+    /// Memory budget of the sort buffer used by re-index and bulk load, in bytes.
+    pub sort_budget: usize,
+}
+
+impl Default for DbConfig {
+    fn default() -> Self {
+        let mut schema = SchemaMap::default();
+        schema.set("uSNCreated", Syntax::Integer);
+        schema.set("uSNChanged", Syntax::Integer);
+        let mut indexes = HashMap::new();
+        indexes.insert(
+            "objectclass".to_string(),
+            IndexFlags::EQUALITY | IndexFlags::PRESENCE,
+        );
+        indexes.insert(
+            "usnchanged".to_string(),
+            IndexFlags::ORDERED | IndexFlags::EQUALITY,
+        );
+        DbConfig {
+            schema,
+            indexes,
+            usn_attributes: Some(("uSNCreated".to_string(), "uSNChanged".to_string())),
+            max_index_key_len: kauri_kv::MAX_KEY_LEN,
+            unindexed_warn_limit: 100,
+            sort_budget: 256 << 20,
+        }
+    }
+}
+
+impl DbConfig {
+    /// Declares indexes on an attribute (added to any already declared).
+    pub fn index(&mut self, attr: &str, flags: IndexFlags) -> &mut Self {
+        let e = self
+            .indexes
+            .entry(attr.to_ascii_lowercase())
+            .or_insert(IndexFlags::NONE);
+        *e = *e | flags;
+        self
+    }
+
+    /// Index flags of an attribute (by lowercased name).
+    pub fn index_of_lower(&self, lower: &str) -> IndexFlags {
+        self.indexes.get(lower).copied().unwrap_or(IndexFlags::NONE)
+    }
+
+    /// A stable fingerprint of what decides the content of the indexes: flags, the syntax
+    /// of each indexed attribute and the key limit. Stored in `meta` so a changed
+    /// configuration is noticed at open.
+    pub fn index_fingerprint(&self) -> Vec<u8> {
+        let mut names: Vec<&String> = self.indexes.keys().collect();
+        names.sort();
+        let mut out = format!("v1;key={};", self.max_index_key_len).into_bytes();
+        for n in names {
+            let flags = self.index_of_lower(n);
+            if flags == IndexFlags::NONE {
+                continue;
+            }
+            let syn = self.schema.syntax_of_lower(n);
+            out.extend_from_slice(format!("{n}:{}:{};", flags.bits(), syn.name()).as_bytes());
+        }
+        out
+    }
+}

@@ -1,0 +1,213 @@
+//! The database handle: opening (and creating) a store, handing out read snapshots and the
+//! write transaction, and the counters other layers report.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
+use kauri_kv::mem::MemBackend;
+use kauri_kv::{Backend, ReadTxn, TableId, WriteTxn};
+
+use crate::config::DbConfig;
+use crate::entry::{Entry, Modification};
+use crate::error::{DbError, DbResult};
+use crate::keys::{meta, read_u64_be};
+use crate::read::DbRead;
+use crate::record::FORMAT_VERSION;
+use crate::registry::Registry;
+use crate::write::DbWrite;
+use crate::{Dn, Rdn};
+
+/// The tables a directory database needs, in [`TableId`] order; pass it to a backend's
+/// `open`.
+pub const TABLES: &[&str] = &["meta", "entries", "nodes", "tree", "index"];
+/// `meta` table: format version, counters, attribute registry.
+pub const T_META: TableId = 0;
+/// `entries` table: id → record.
+pub const T_ENTRIES: TableId = 1;
+/// `nodes` table: id → parent id and RDN text.
+pub const T_NODES: TableId = 2;
+/// `tree` table: parent id + RDN key → child id.
+pub const T_TREE: TableId = 3;
+/// `index` table: attribute index keys.
+pub const T_INDEX: TableId = 4;
+
+/// A directory database on some key-value backend.
+pub struct Db<B: Backend> {
+    pub(crate) kv: B,
+    pub(crate) cfg: Arc<DbConfig>,
+    pub(crate) registry: parking_lot::RwLock<Arc<Registry>>,
+    pub(crate) highest_usn: AtomicU64,
+    pub(crate) unindexed: AtomicU64,
+    pub(crate) invocation: [u8; 16],
+}
+
+impl Db<LmdbBackend> {
+    /// Opens (creating if needed) an LMDB-backed database in `dir`.
+    pub fn open_lmdb(dir: &Path, cfg: DbConfig, options: LmdbOptions) -> DbResult<Db<LmdbBackend>> {
+        let kv = LmdbBackend::open(dir, TABLES, options)?;
+        Db::open(kv, cfg)
+    }
+}
+
+impl Db<MemBackend> {
+    /// A fresh in-memory database (tests, tools).
+    pub fn in_memory(cfg: DbConfig) -> DbResult<Db<MemBackend>> {
+        Db::open(MemBackend::new(TABLES), cfg)
+    }
+}
+
+impl<B: Backend> Db<B> {
+    /// Opens a database on a backend opened with [`TABLES`], initializing an empty store
+    /// and re-indexing when the index configuration changed since the last open.
+    pub fn open(kv: B, mut cfg: DbConfig) -> DbResult<Db<B>> {
+        cfg.max_index_key_len = cfg.max_index_key_len.min(kv.max_key_len());
+        let mut w = kv.write()?;
+        let format = w.get(T_META, meta::FORMAT)?.map(|v| v.to_vec());
+        let fingerprint = cfg.index_fingerprint();
+        let mut needs_reindex = false;
+        let invocation: [u8; 16] = match format {
+            None => {
+                let mut inv = [0u8; 16];
+                getrandom::fill(&mut inv).map_err(|e| {
+                    DbError::Corrupt(format!("no randomness for the invocation id: {e}"))
+                })?;
+                w.put(
+                    T_META,
+                    meta::FORMAT,
+                    &u32::from(FORMAT_VERSION).to_be_bytes(),
+                )?;
+                w.put(T_META, meta::USN, &0u64.to_be_bytes())?;
+                w.put(T_META, meta::NEXT_ID, &1u64.to_be_bytes())?;
+                w.put(T_META, meta::NEXT_ATTR, &1u32.to_be_bytes())?;
+                w.put(T_META, meta::INVOCATION, &inv)?;
+                w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
+                inv
+            }
+            Some(v) => {
+                let found = v
+                    .get(..4)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_be_bytes)
+                    .ok_or_else(|| DbError::corrupt("format version unreadable"))?;
+                if found != u32::from(FORMAT_VERSION) {
+                    return Err(DbError::UnsupportedFormat {
+                        found,
+                        supported: u32::from(FORMAT_VERSION),
+                    });
+                }
+                if w.get(T_META, meta::INDEX_CONFIG)? != Some(fingerprint.as_slice()) {
+                    needs_reindex = true;
+                }
+                w.get(T_META, meta::INVOCATION)?
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or_else(|| DbError::corrupt("invocation id unreadable"))?
+            }
+        };
+        let registry = Registry::load(&w, T_META)?;
+        let usn = w.get(T_META, meta::USN)?.and_then(read_u64_be).unwrap_or(0);
+        w.commit()?;
+        let db = Db {
+            kv,
+            cfg: Arc::new(cfg),
+            registry: parking_lot::RwLock::new(Arc::new(registry)),
+            highest_usn: AtomicU64::new(usn),
+            unindexed: AtomicU64::new(0),
+            invocation,
+        };
+        if needs_reindex {
+            tracing::info!("index configuration changed since the last open; re-indexing");
+            db.reindex(None)?;
+        }
+        Ok(db)
+    }
+
+    /// A read snapshot: consistent for its whole life, never blocked by the writer.
+    pub fn read(&self) -> DbResult<DbRead<'_, B>> {
+        DbRead::new(self)
+    }
+
+    /// The write transaction (waits for any other writer).
+    pub fn write(&self) -> DbResult<DbWrite<'_, B>> {
+        DbWrite::new(self)
+    }
+
+    /// The highest USN whose transaction has committed. It is raised only after the commit,
+    /// so a reader never sees a USN before the data it covers.
+    pub fn highest_committed_usn(&self) -> u64 {
+        self.highest_usn.load(Ordering::Acquire)
+    }
+
+    /// How many searches ran without an index to narrow them.
+    pub fn unindexed_searches(&self) -> u64 {
+        self.unindexed.load(Ordering::Relaxed)
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &DbConfig {
+        &self.cfg
+    }
+
+    /// The key-value backend (for stats and backups).
+    pub fn kv(&self) -> &B {
+        &self.kv
+    }
+
+    /// This database's invocation id.
+    pub fn invocation_id(&self) -> [u8; 16] {
+        self.invocation
+    }
+
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        self.registry.read().clone()
+    }
+
+    /// Adds one entry in its own transaction; returns its id.
+    pub fn add(&self, entry: Entry) -> DbResult<u64> {
+        let mut w = self.write()?;
+        let id = w.add(entry)?;
+        w.commit()?;
+        Ok(id)
+    }
+
+    /// Adds the head of a naming context in its own transaction (see
+    /// [`DbWrite::add_root`]).
+    pub fn add_root(&self, entry: Entry) -> DbResult<u64> {
+        let mut w = self.write()?;
+        let id = w.add_root(entry)?;
+        w.commit()?;
+        Ok(id)
+    }
+
+    /// Modifies one entry in its own transaction.
+    pub fn modify(&self, dn: &Dn, mods: &[Modification]) -> DbResult<()> {
+        let mut w = self.write()?;
+        w.modify(dn, mods)?;
+        w.commit()?;
+        Ok(())
+    }
+
+    /// Deletes one entry (and, with `subtree`, everything below it) in its own transaction;
+    /// returns how many entries went.
+    pub fn delete(&self, dn: &Dn, subtree: bool) -> DbResult<usize> {
+        let mut w = self.write()?;
+        let n = w.delete(dn, subtree)?;
+        w.commit()?;
+        Ok(n)
+    }
+
+    /// Renames and/or moves one entry (with its subtree) in its own transaction.
+    pub fn rename(
+        &self,
+        dn: &Dn,
+        new_rdn: &Rdn,
+        delete_old_rdn: bool,
+        new_parent: Option<&Dn>,
+    ) -> DbResult<()> {
+        let mut w = self.write()?;
+        w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
+        w.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,337 @@
+//! Reading: DN ↔ id resolution through the hierarchy, DNs built from the `nodes` table,
+//! records read in place, and the read snapshot type [`DbRead`].
+//!
+//! The free functions here take any key-value view, so the write transaction (which reads
+//! its own uncommitted state) and read snapshots share one implementation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kauri_kv::{Backend, Direction, ReadTxn};
+
+use crate::db::{Db, T_ENTRIES, T_META, T_NODES, T_TREE};
+use crate::dn::{Dn, Rdn};
+use crate::entry::Entry;
+use crate::error::{DbError, DbResult};
+use crate::eval::{AttrNames, AttrResolver};
+use crate::keys::{id_key, meta, read_u64_be, tree_key};
+use crate::record::RecordView;
+use crate::registry::{self, Registry};
+
+/// Resolves a DN to its record id. Naming contexts (entries added with
+/// [`crate::DbWrite::add_root`]) sit below the root keyed by their whole normalized DN, so
+/// the walk first finds the shortest suffix of `dn` that is a naming context, then follows
+/// one `tree` lookup per remaining RDN. The root (empty) DN resolves to 0.
+pub fn lookup<R: ReadTxn>(kv: &R, dn: &Dn, max_key: usize) -> DbResult<Option<u64>> {
+    let rdns = dn.rdns();
+    let n = rdns.len();
+    if n == 0 {
+        return Ok(Some(0));
+    }
+    let mut suffix = String::new();
+    for k in 1..=n {
+        let Some(r) = rdns.get(n - k) else { break };
+        if k == 1 {
+            suffix.push_str(r.norm());
+        } else {
+            suffix.insert(0, ',');
+            suffix.insert_str(0, r.norm());
+        }
+        let Some(v) = kv.get(T_TREE, &tree_key(0, &suffix, max_key))? else {
+            continue;
+        };
+        let mut id = read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?;
+        for rdn in rdns.iter().take(n - k).rev() {
+            let k = tree_key(id, rdn.norm(), max_key);
+            match kv.get(T_TREE, &k)? {
+                Some(v) => {
+                    id =
+                        read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?
+                }
+                None => return Ok(None),
+            }
+        }
+        return Ok(Some(id));
+    }
+    Ok(None)
+}
+
+/// The normalized name a record is keyed by in `tree`: its RDN, or for a naming context
+/// (parent 0) its whole DN.
+pub fn name_norm(parent: u64, text: &str) -> DbResult<String> {
+    let norm = if parent == 0 {
+        Dn::parse(text).map(|d| d.norm().to_string())
+    } else {
+        Rdn::parse(text).map(|r| r.norm().to_string())
+    };
+    norm.map_err(|e| DbError::corrupt(format!("stored name {text:?} does not parse: {e}")))
+}
+
+/// The parent id and RDN text of a record, from the `nodes` table.
+pub fn node<R: ReadTxn>(kv: &R, id: u64) -> DbResult<Option<(u64, &str)>> {
+    match kv.get(T_NODES, &id_key(id))? {
+        None => Ok(None),
+        Some(v) => {
+            let parent = read_u64_be(v).ok_or_else(|| DbError::corrupt("node value too short"))?;
+            let rdn = v
+                .get(8..)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .ok_or_else(|| DbError::corrupt("node RDN is not UTF-8"))?;
+            Ok(Some((parent, rdn)))
+        }
+    }
+}
+
+/// Encodes a `nodes` value.
+pub fn node_value(parent: u64, rdn: &str) -> Vec<u8> {
+    let mut v = Vec::with_capacity(8 + rdn.len());
+    v.extend_from_slice(&parent.to_be_bytes());
+    v.extend_from_slice(rdn.as_bytes());
+    v
+}
+
+/// The DN text of a record, built by walking up the `nodes` table.
+pub fn dn_string<R: ReadTxn>(kv: &R, id: u64) -> DbResult<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut cur = id;
+    let mut guard = 0;
+    while cur != 0 {
+        let (parent, rdn) =
+            node(kv, cur)?.ok_or_else(|| DbError::corrupt(format!("record {cur} has no node")))?;
+        parts.push(rdn);
+        cur = parent;
+        guard += 1;
+        if guard > 10_000 {
+            return Err(DbError::corrupt("hierarchy loop"));
+        }
+    }
+    Ok(parts.join(","))
+}
+
+/// Whether `ancestor` is a strict ancestor of `id` (0, the root, is everyone's ancestor).
+pub fn is_ancestor<R: ReadTxn>(kv: &R, ancestor: u64, id: u64) -> DbResult<bool> {
+    if id == 0 {
+        return Ok(false);
+    }
+    if ancestor == 0 {
+        return Ok(true);
+    }
+    let mut cur = id;
+    let mut guard = 0;
+    while cur != 0 {
+        let Some((parent, _)) = node(kv, cur)? else {
+            return Ok(false);
+        };
+        if parent == ancestor {
+            return Ok(true);
+        }
+        cur = parent;
+        guard += 1;
+        if guard > 10_000 {
+            return Err(DbError::corrupt("hierarchy loop"));
+        }
+    }
+    Ok(false)
+}
+
+/// The ids of the children of a record, in RDN-key order.
+pub fn children<R: ReadTxn>(kv: &R, parent: u64) -> DbResult<Vec<u64>> {
+    let mut out = Vec::new();
+    for_each_child(kv, parent, |id| {
+        out.push(id);
+        true
+    })?;
+    Ok(out)
+}
+
+/// Calls `f` with each child id until it returns false.
+pub fn for_each_child<R: ReadTxn>(
+    kv: &R,
+    parent: u64,
+    mut f: impl FnMut(u64) -> bool,
+) -> DbResult<()> {
+    for kv in kv.prefix(T_TREE, &parent.to_be_bytes(), Direction::Forward)? {
+        let (_, v) = kv?;
+        let id = read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?;
+        if !f(id) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a record has at least one child.
+pub fn has_children<R: ReadTxn>(kv: &R, id: u64) -> DbResult<bool> {
+    let mut any = false;
+    for_each_child(kv, id, |_| {
+        any = true;
+        false
+    })?;
+    Ok(any)
+}
+
+/// A record read in place.
+pub fn record<R: ReadTxn>(kv: &R, id: u64) -> DbResult<Option<RecordView<'_>>> {
+    match kv.get(T_ENTRIES, &id_key(id))? {
+        None => Ok(None),
+        Some(bytes) => Ok(Some(RecordView::parse(bytes)?)),
+    }
+}
+
+/// The attribute id of a lowercased name: from the in-memory registry, or from `meta` when
+/// the registration is newer than the in-memory copy.
+pub fn resolve_attr<R: ReadTxn>(kv: &R, reg: &Registry, lower: &str) -> Option<u32> {
+    if let Some(id) = reg.id_of_lower(lower) {
+        return Some(id);
+    }
+    let v = kv.get(T_META, &registry::name_key(lower)).ok()??;
+    Some(u32::from_be_bytes(v.get(..4)?.try_into().ok()?))
+}
+
+/// The name of an attribute id, with the same fallback as [`resolve_attr`].
+pub fn attr_name<R: ReadTxn>(kv: &R, reg: &Registry, id: u32) -> Option<Arc<str>> {
+    if let Some(n) = reg.name_of(id) {
+        return Some(n.clone());
+    }
+    let v = kv.get(T_META, &registry::id_key(id)).ok()??;
+    std::str::from_utf8(v).ok().map(Arc::from)
+}
+
+/// Builds DN strings for many records of one search, remembering the DNs of parents so
+/// that siblings share the walk up the tree.
+#[derive(Debug, Default)]
+pub struct DnCache {
+    parents: HashMap<u64, String>,
+}
+
+impl DnCache {
+    /// The DN text of `id`.
+    pub fn dn<R: ReadTxn>(&mut self, kv: &R, id: u64) -> DbResult<String> {
+        let (parent, rdn) =
+            node(kv, id)?.ok_or_else(|| DbError::corrupt(format!("record {id} has no node")))?;
+        if parent == 0 {
+            return Ok(rdn.to_string());
+        }
+        if self.parents.len() > 100_000 {
+            self.parents.clear();
+        }
+        let p = match self.parents.entry(parent) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(dn_string(kv, parent)?),
+        };
+        let mut s = String::with_capacity(rdn.len() + 1 + p.len());
+        s.push_str(rdn);
+        s.push(',');
+        s.push_str(p);
+        Ok(s)
+    }
+}
+
+/// A read snapshot of the database.
+pub struct DbRead<'d, B: Backend> {
+    pub(crate) db: &'d Db<B>,
+    pub(crate) kv: B::Read,
+    pub(crate) reg: Arc<Registry>,
+}
+
+impl<'d, B: Backend> DbRead<'d, B> {
+    pub(crate) fn new(db: &'d Db<B>) -> DbResult<DbRead<'d, B>> {
+        let reg = db.registry();
+        let kv = db.kv.read()?;
+        Ok(DbRead { db, kv, reg })
+    }
+
+    /// The key-value snapshot underneath.
+    pub fn kv(&self) -> &B::Read {
+        &self.kv
+    }
+
+    /// The database this snapshot reads.
+    pub fn db(&self) -> &'d Db<B> {
+        self.db
+    }
+
+    /// The highest USN committed in this snapshot.
+    pub fn usn(&self) -> DbResult<u64> {
+        Ok(self
+            .kv
+            .get(T_META, meta::USN)?
+            .and_then(read_u64_be)
+            .unwrap_or(0))
+    }
+
+    /// The id of an entry, `Some(0)` for the root DN.
+    pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
+        lookup(&self.kv, dn, self.db.cfg.max_index_key_len)
+    }
+
+    /// The DN text of a record.
+    pub fn dn_string(&self, id: u64) -> DbResult<String> {
+        dn_string(&self.kv, id)
+    }
+
+    /// A record read in place.
+    pub fn record(&self, id: u64) -> DbResult<Option<RecordView<'_>>> {
+        record(&self.kv, id)
+    }
+
+    /// The ids of a record's children.
+    pub fn children(&self, id: u64) -> DbResult<Vec<u64>> {
+        children(&self.kv, id)
+    }
+
+    /// The id of an attribute name.
+    pub fn attr_id(&self, name: &str) -> Option<u32> {
+        resolve_attr(&self.kv, &self.reg, &name.to_ascii_lowercase())
+    }
+
+    /// The name of an attribute id.
+    pub fn attr_name(&self, id: u32) -> Option<Arc<str>> {
+        attr_name(&self.kv, &self.reg, id)
+    }
+
+    /// The whole entry at `dn` as an owned [`Entry`] (attribute names as first registered,
+    /// raw values), or `None`.
+    pub fn entry(&self, dn: &Dn) -> DbResult<Option<Entry>> {
+        match self.lookup(dn)? {
+            Some(id) if id != 0 => self.entry_by_id(id),
+            _ => Ok(None),
+        }
+    }
+
+    /// The whole entry with this id.
+    pub fn entry_by_id(&self, id: u64) -> DbResult<Option<Entry>> {
+        let Some(rec) = self.record(id)? else {
+            return Ok(None);
+        };
+        let dn = Dn::parse(&self.dn_string(id)?)
+            .map_err(|e| DbError::corrupt(format!("stored DN does not parse: {e}")))?;
+        Ok(Some(self.to_entry(dn, &rec)))
+    }
+
+    /// Materializes a record with its DN into an owned entry.
+    pub fn to_entry(&self, dn: Dn, rec: &RecordView<'_>) -> Entry {
+        let mut e = Entry::new(dn);
+        for a in rec.attrs() {
+            let name = self
+                .attr_name(a.id)
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| format!("attr{}", a.id));
+            e.attrs
+                .push((name, a.values().map(|v| v.raw.to_vec()).collect()));
+        }
+        e
+    }
+}
+
+impl<B: Backend> AttrResolver for DbRead<'_, B> {
+    fn resolve(&self, lower: &str) -> Option<u32> {
+        resolve_attr(&self.kv, &self.reg, lower)
+    }
+}
+
+impl<B: Backend> AttrNames for DbRead<'_, B> {
+    fn name_lower(&self, id: u32) -> Option<String> {
+        self.attr_name(id).map(|n| n.to_ascii_lowercase())
+    }
+}

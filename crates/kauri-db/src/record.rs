@@ -1,0 +1,532 @@
+//! The record format: how one entry is stored in the `entries` table.
+//!
+//! Format version 1 (all integers little-endian unless said otherwise; `varint` is
+//! unsigned LEB128):
+//!
+//! ```text
+//! offset 0   u8      magic 0x4b ('K')
+//! offset 1   u8      format version (1)
+//! offset 2   u8      flags (0; reserved)
+//! offset 3   u64 BE  parent id (0 = below the root DN)
+//!            varint  RDN text length, then the RDN text (UTF-8, as given)
+//!            varint  n = number of attributes
+//!            n × 13  attribute directory, sorted by attribute id:
+//!                      u32 attribute id, u8 flags, u32 value count, u32 offset of the
+//!                      attribute's values within the value area
+//!            varint  value area length, then the value area
+//!            stamps  one per attribute in directory order, five varints each:
+//!                      version, local USN, originating USN, originating time (Unix
+//!                      seconds), originating invocation (0 = this database)
+//! ```
+//!
+//! Values of one attribute are stored back to back as `varint len, raw bytes`; when the
+//! directory flag [`ATTR_HAS_NORM`] is set, each raw value is followed by `varint tag`
+//! and, if `tag > 0`, `tag - 1` bytes of the normalized form (tag 0: the normalized form
+//! equals the raw value). Normalized forms are computed once, at write time, so the read
+//! path compares bytes and never case-folds stored data.
+//!
+//! The fixed-size directory lets a reader find one attribute by binary search and decode
+//! only the attributes it needs; values are slices of the stored bytes (zero-copy).
+//!
+//! A future format raises the version byte; readers refuse versions they do not know
+//! ([`crate::DbError::UnsupportedFormat`]), and the database-wide version lives in `meta`.
+
+use crate::error::{DbError, DbResult};
+use crate::keys::{get_varint, put_varint};
+
+/// Magic byte that starts every record.
+pub const MAGIC: u8 = 0x4b;
+/// The record format version this build writes and reads.
+pub const FORMAT_VERSION: u8 = 1;
+/// Directory flag: values carry their normalized forms.
+pub const ATTR_HAS_NORM: u8 = 1;
+
+const HEADER_FIXED: usize = 11;
+const DIR_ENTRY: usize = 13;
+
+/// Replication metadata of one attribute (AD's replPropertyMetaData), kept from the first
+/// format version so that replication never needs every record rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stamp {
+    /// Number of originating changes of this attribute.
+    pub version: u64,
+    /// USN of the last local write of this attribute.
+    pub local_usn: u64,
+    /// USN at the originating database of the last change.
+    pub orig_usn: u64,
+    /// Time of the originating change, Unix seconds.
+    pub orig_time: u64,
+    /// Index of the originating database's invocation id (0 = this database).
+    pub orig_invocation: u64,
+}
+
+/// One owned value: raw bytes as given and, when it differs, the normalized form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedValue {
+    /// The value as the client gave it.
+    pub raw: Vec<u8>,
+    /// The normalized form, when different from `raw`.
+    pub norm: Option<Vec<u8>>,
+}
+
+impl OwnedValue {
+    /// The normalized form (borrowing `raw` when they are equal).
+    pub fn norm(&self) -> &[u8] {
+        self.norm.as_deref().unwrap_or(&self.raw)
+    }
+}
+
+/// One owned attribute of a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedAttr {
+    /// Attribute id from the registry.
+    pub id: u32,
+    /// Values in stored order.
+    pub values: Vec<OwnedValue>,
+    /// Replication metadata.
+    pub stamp: Stamp,
+}
+
+/// A decoded, editable record: what write operations work on.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OwnedRecord {
+    /// Parent record id (0 for entries directly below the root DN).
+    pub parent: u64,
+    /// The entry's RDN text as given.
+    pub rdn: String,
+    /// Attributes sorted by id.
+    pub attrs: Vec<OwnedAttr>,
+}
+
+impl OwnedRecord {
+    /// The attribute with this id.
+    pub fn attr(&self, id: u32) -> Option<&OwnedAttr> {
+        self.attrs
+            .binary_search_by_key(&id, |a| a.id)
+            .ok()
+            .and_then(|i| self.attrs.get(i))
+    }
+
+    /// The attribute with this id, mutable.
+    pub fn attr_mut(&mut self, id: u32) -> Option<&mut OwnedAttr> {
+        match self.attrs.binary_search_by_key(&id, |a| a.id) {
+            Ok(i) => self.attrs.get_mut(i),
+            Err(_) => None,
+        }
+    }
+
+    /// The attribute with this id, created empty if missing.
+    pub fn attr_entry(&mut self, id: u32) -> &mut OwnedAttr {
+        let i = match self.attrs.binary_search_by_key(&id, |a| a.id) {
+            Ok(i) => i,
+            Err(i) => {
+                self.attrs.insert(
+                    i,
+                    OwnedAttr {
+                        id,
+                        values: Vec::new(),
+                        stamp: Stamp::default(),
+                    },
+                );
+                i
+            }
+        };
+        &mut self.attrs[i]
+    }
+
+    /// Removes attributes left without values.
+    pub fn drop_empty(&mut self) {
+        self.attrs.retain(|a| !a.values.is_empty());
+    }
+
+    /// Serializes the record (format version 1).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut area = Vec::new();
+        let mut dir = Vec::with_capacity(self.attrs.len() * DIR_ENTRY);
+        for a in &self.attrs {
+            let has_norm = a.values.iter().any(|v| v.norm.is_some());
+            let offset = area.len() as u32;
+            for v in &a.values {
+                put_varint(&mut area, v.raw.len() as u64);
+                area.extend_from_slice(&v.raw);
+                if has_norm {
+                    match &v.norm {
+                        Some(n) => {
+                            put_varint(&mut area, n.len() as u64 + 1);
+                            area.extend_from_slice(n);
+                        }
+                        None => area.push(0),
+                    }
+                }
+            }
+            dir.extend_from_slice(&a.id.to_le_bytes());
+            dir.push(if has_norm { ATTR_HAS_NORM } else { 0 });
+            dir.extend_from_slice(&(a.values.len() as u32).to_le_bytes());
+            dir.extend_from_slice(&offset.to_le_bytes());
+        }
+        let mut out = Vec::with_capacity(
+            HEADER_FIXED + 16 + self.rdn.len() + dir.len() + area.len() + self.attrs.len() * 12,
+        );
+        out.push(MAGIC);
+        out.push(FORMAT_VERSION);
+        out.push(0);
+        out.extend_from_slice(&self.parent.to_be_bytes());
+        put_varint(&mut out, self.rdn.len() as u64);
+        out.extend_from_slice(self.rdn.as_bytes());
+        put_varint(&mut out, self.attrs.len() as u64);
+        out.extend_from_slice(&dir);
+        put_varint(&mut out, area.len() as u64);
+        out.extend_from_slice(&area);
+        for a in &self.attrs {
+            let s = a.stamp;
+            for v in [
+                s.version,
+                s.local_usn,
+                s.orig_usn,
+                s.orig_time,
+                s.orig_invocation,
+            ] {
+                put_varint(&mut out, v);
+            }
+        }
+        out
+    }
+}
+
+/// A record read in place: header parsed, attributes decoded on demand.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordView<'a> {
+    bytes: &'a [u8],
+    parent: u64,
+    rdn: &'a str,
+    dir: &'a [u8],
+    area: &'a [u8],
+    stamps_at: usize,
+}
+
+/// One attribute of a [`RecordView`].
+#[derive(Debug, Clone, Copy)]
+pub struct AttrView<'a> {
+    /// Attribute id.
+    pub id: u32,
+    /// Number of values.
+    pub count: u32,
+    has_norm: bool,
+    data: &'a [u8],
+}
+
+/// One value of an [`AttrView`]: raw and normalized bytes, both borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueView<'a> {
+    /// As the client gave it.
+    pub raw: &'a [u8],
+    /// Normalized form (equal to `raw` when normalization changes nothing).
+    pub norm: &'a [u8],
+}
+
+impl<'a> RecordView<'a> {
+    /// Parses the header and directory of a stored record.
+    pub fn parse(bytes: &'a [u8]) -> DbResult<RecordView<'a>> {
+        let head = bytes
+            .get(..HEADER_FIXED)
+            .ok_or_else(|| DbError::corrupt("record shorter than its header"))?;
+        if head[0] != MAGIC {
+            return Err(DbError::corrupt("record magic byte missing"));
+        }
+        if head[1] != FORMAT_VERSION {
+            return Err(DbError::UnsupportedFormat {
+                found: u32::from(head[1]),
+                supported: u32::from(FORMAT_VERSION),
+            });
+        }
+        let mut parent = [0u8; 8];
+        parent.copy_from_slice(&head[3..11]);
+        let parent = u64::from_be_bytes(parent);
+        let mut pos = HEADER_FIXED;
+        let bad = || DbError::corrupt("record header truncated");
+        let rdn_len = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let rdn_bytes = bytes
+            .get(pos..pos.saturating_add(rdn_len))
+            .ok_or_else(bad)?;
+        let rdn = std::str::from_utf8(rdn_bytes)
+            .map_err(|_| DbError::corrupt("record RDN is not UTF-8"))?;
+        pos += rdn_len;
+        let n = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let dir_len = n.checked_mul(DIR_ENTRY).ok_or_else(bad)?;
+        let dir = bytes
+            .get(pos..pos.saturating_add(dir_len))
+            .ok_or_else(bad)?;
+        pos += dir_len;
+        let area_len = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let area = bytes
+            .get(pos..pos.saturating_add(area_len))
+            .ok_or_else(bad)?;
+        pos += area_len;
+        Ok(RecordView {
+            bytes,
+            parent,
+            rdn,
+            dir,
+            area,
+            stamps_at: pos,
+        })
+    }
+
+    /// Parent record id.
+    pub fn parent(&self) -> u64 {
+        self.parent
+    }
+
+    /// The RDN text as stored.
+    pub fn rdn(&self) -> &'a str {
+        self.rdn
+    }
+
+    /// Number of attributes.
+    pub fn len(&self) -> usize {
+        self.dir.len() / DIR_ENTRY
+    }
+
+    /// Whether the record has no attributes.
+    pub fn is_empty(&self) -> bool {
+        self.dir.is_empty()
+    }
+
+    fn dir_entry(&self, i: usize) -> Option<AttrView<'a>> {
+        let e = self.dir.get(i * DIR_ENTRY..(i + 1) * DIR_ENTRY)?;
+        let id = u32::from_le_bytes(e.get(0..4)?.try_into().ok()?);
+        let flags = *e.get(4)?;
+        let count = u32::from_le_bytes(e.get(5..9)?.try_into().ok()?);
+        let offset = u32::from_le_bytes(e.get(9..13)?.try_into().ok()?) as usize;
+        Some(AttrView {
+            id,
+            count,
+            has_norm: flags & ATTR_HAS_NORM != 0,
+            data: self.area.get(offset..)?,
+        })
+    }
+
+    /// The attribute with this id, found by binary search over the directory.
+    pub fn attr(&self, id: u32) -> Option<AttrView<'a>> {
+        let (mut lo, mut hi) = (0usize, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let e = self.dir.get(mid * DIR_ENTRY..mid * DIR_ENTRY + 4)?;
+            let mid_id = u32::from_le_bytes(e.try_into().ok()?);
+            match mid_id.cmp(&id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return self.dir_entry(mid),
+            }
+        }
+        None
+    }
+
+    /// Every attribute in id order.
+    pub fn attrs(&self) -> impl Iterator<Item = AttrView<'a>> + '_ {
+        (0..self.len()).filter_map(move |i| self.dir_entry(i))
+    }
+
+    /// The replication stamps, in directory order.
+    pub fn stamps(&self) -> DbResult<Vec<Stamp>> {
+        let mut pos = self.stamps_at;
+        let mut out = Vec::with_capacity(self.len());
+        for _ in 0..self.len() {
+            let mut f = [0u64; 5];
+            for slot in &mut f {
+                *slot = get_varint(self.bytes, &mut pos)
+                    .ok_or_else(|| DbError::corrupt("record stamps truncated"))?;
+            }
+            out.push(Stamp {
+                version: f[0],
+                local_usn: f[1],
+                orig_usn: f[2],
+                orig_time: f[3],
+                orig_invocation: f[4],
+            });
+        }
+        Ok(out)
+    }
+
+    /// Decodes the whole record into its owned, editable form, checking every length.
+    pub fn to_owned_record(&self) -> DbResult<OwnedRecord> {
+        let stamps = self.stamps()?;
+        let mut attrs = Vec::with_capacity(self.len());
+        for (i, stamp) in stamps.into_iter().enumerate() {
+            let a = self
+                .dir_entry(i)
+                .ok_or_else(|| DbError::corrupt("attribute directory entry out of range"))?;
+            let values = a
+                .values_checked()?
+                .into_iter()
+                .map(|v| OwnedValue {
+                    raw: v.raw.to_vec(),
+                    norm: (v.norm != v.raw).then(|| v.norm.to_vec()),
+                })
+                .collect();
+            attrs.push(OwnedAttr {
+                id: a.id,
+                values,
+                stamp,
+            });
+        }
+        if attrs.windows(2).any(|w| w[0].id >= w[1].id) {
+            return Err(DbError::corrupt("attribute directory not sorted"));
+        }
+        Ok(OwnedRecord {
+            parent: self.parent,
+            rdn: self.rdn.to_string(),
+            attrs,
+        })
+    }
+}
+
+impl<'a> AttrView<'a> {
+    /// The values, decoded lazily from the stored bytes. Stops early on damaged data
+    /// ([`AttrView::values_checked`] reports it).
+    pub fn values(&self) -> ValueIter<'a> {
+        ValueIter {
+            data: self.data,
+            pos: 0,
+            left: self.count,
+            has_norm: self.has_norm,
+        }
+    }
+
+    /// All values, or a corruption error if the stored bytes do not hold `count` values.
+    pub fn values_checked(&self) -> DbResult<Vec<ValueView<'a>>> {
+        let v: Vec<ValueView<'a>> = self.values().collect();
+        if v.len() != self.count as usize {
+            return Err(DbError::corrupt(format!(
+                "attribute {} holds {} readable values of {}",
+                self.id,
+                v.len(),
+                self.count
+            )));
+        }
+        Ok(v)
+    }
+}
+
+/// Iterator over the values of one attribute.
+#[derive(Debug, Clone)]
+pub struct ValueIter<'a> {
+    data: &'a [u8],
+    pos: usize,
+    left: u32,
+    has_norm: bool,
+}
+
+impl<'a> Iterator for ValueIter<'a> {
+    type Item = ValueView<'a>;
+
+    fn next(&mut self) -> Option<ValueView<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        let len = get_varint(self.data, &mut self.pos)? as usize;
+        let raw = self.data.get(self.pos..self.pos.checked_add(len)?)?;
+        self.pos += len;
+        let mut norm = raw;
+        if self.has_norm {
+            let tag = get_varint(self.data, &mut self.pos)? as usize;
+            if tag > 0 {
+                let nlen = tag - 1;
+                norm = self.data.get(self.pos..self.pos.checked_add(nlen)?)?;
+                self.pos += nlen;
+            }
+        }
+        self.left -= 1;
+        Some(ValueView { raw, norm })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> OwnedRecord {
+        OwnedRecord {
+            parent: 42,
+            rdn: "CN=Alice Smith".into(),
+            attrs: vec![
+                OwnedAttr {
+                    id: 1,
+                    values: vec![
+                        OwnedValue {
+                            raw: b"top".to_vec(),
+                            norm: None,
+                        },
+                        OwnedValue {
+                            raw: b"person".to_vec(),
+                            norm: None,
+                        },
+                    ],
+                    stamp: Stamp {
+                        version: 1,
+                        local_usn: 7,
+                        orig_usn: 7,
+                        orig_time: 1_700_000_000,
+                        orig_invocation: 0,
+                    },
+                },
+                OwnedAttr {
+                    id: 5,
+                    values: vec![OwnedValue {
+                        raw: b"Alice Smith".to_vec(),
+                        norm: Some(b"alice smith".to_vec()),
+                    }],
+                    stamp: Stamp::default(),
+                },
+                OwnedAttr {
+                    id: 9,
+                    values: vec![OwnedValue {
+                        raw: vec![0, 1, 2, 255],
+                        norm: None,
+                    }],
+                    stamp: Stamp::default(),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let r = sample();
+        let bytes = r.encode();
+        let v = RecordView::parse(&bytes).unwrap();
+        assert_eq!(v.parent(), 42);
+        assert_eq!(v.rdn(), "CN=Alice Smith");
+        assert_eq!(v.len(), 3);
+        let cn = v.attr(5).unwrap();
+        let vals: Vec<_> = cn.values().collect();
+        assert_eq!(vals[0].raw, b"Alice Smith");
+        assert_eq!(vals[0].norm, b"alice smith");
+        assert!(v.attr(4).is_none());
+        assert_eq!(v.attr(1).unwrap().values().count(), 2);
+        assert_eq!(v.to_owned_record().unwrap(), r);
+    }
+
+    #[test]
+    fn damaged_records_are_errors_not_panics() {
+        let bytes = sample().encode();
+        for cut in 0..bytes.len() {
+            if let Ok(v) = RecordView::parse(&bytes[..cut]) {
+                let _ = v.to_owned_record();
+                for a in v.attrs() {
+                    let _ = a.values().count();
+                }
+            }
+        }
+        let mut wrong = bytes.clone();
+        wrong[1] = 9;
+        assert!(matches!(
+            RecordView::parse(&wrong),
+            Err(DbError::UnsupportedFormat { .. })
+        ));
+    }
+}

@@ -1,0 +1,355 @@
+//! Searching: the scope is settled from the hierarchy before any record is read, the
+//! filter is narrowed by the planner, and each candidate record is tested in place.
+//!
+//! Scope and index meet like this: with an index result of `n` ids, the scope (children
+//! or subtree of the base) is enumerated from the `tree` table only up to `n` ids. If it
+//! fits, the two lists are intersected; if not, each of the `n` candidates is checked for
+//! being below the base by walking up the `nodes` table. Either way the work is about the
+//! smaller of the two sizes. A search with no usable index enumerates its scope (or, below
+//! the root, scans the `entries` table) and is counted and logged as unindexed.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use kauri_kv::{Backend, Direction, ReadTxn};
+
+use crate::db::T_ENTRIES;
+use crate::dn::Dn;
+use crate::entry::Entry;
+use crate::error::{DbError, DbResult};
+use crate::eval::{avas_of_rdns, compile, eval, Compiled, Tri};
+use crate::filter::Filter;
+use crate::keys::read_u64_be;
+use crate::plan::{intersect, Explain, IdList, Outcome, Planner};
+use crate::read::{for_each_child, is_ancestor, node, DbRead, DnCache};
+use crate::record::RecordView;
+
+/// LDAP search scopes (RFC 4511 and the `children` scope of RFC 4512 drafts / OpenLDAP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The base entry only.
+    Base,
+    /// The base's immediate children.
+    OneLevel,
+    /// The base and everything below it.
+    Subtree,
+    /// Everything below the base, not the base itself.
+    Children,
+}
+
+/// A search as the database sees it.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// Where the search starts.
+    pub base: Dn,
+    /// How far below it to look.
+    pub scope: Scope,
+    /// What to match.
+    pub filter: Filter,
+    /// Stop with [`DbError::SizeLimitExceeded`] after this many entries (0 = no limit).
+    pub size_limit: usize,
+    /// Stop with [`DbError::TimeLimitExceeded`] after this long.
+    pub time_limit: Option<Duration>,
+}
+
+impl SearchRequest {
+    /// A search with no limits.
+    pub fn new(base: Dn, scope: Scope, filter: Filter) -> SearchRequest {
+        SearchRequest {
+            base,
+            scope,
+            filter,
+            size_limit: 0,
+            time_limit: None,
+        }
+    }
+}
+
+/// One matching entry, handed to the search callback.
+pub struct Hit<'s> {
+    /// Record id.
+    pub id: u64,
+    /// The record, read in place.
+    pub record: RecordView<'s>,
+}
+
+/// What a finished search reports.
+#[derive(Debug, Clone, Default)]
+pub struct SearchStats {
+    /// The plan that ran.
+    pub explain: Explain,
+    /// Entries passed to the callback.
+    pub returned: usize,
+}
+
+/// Candidate ids for the filter test.
+enum Candidates {
+    Ids(IdList),
+    /// Every record (a subtree search from the root with no usable index).
+    All,
+}
+
+impl<'d, B: Backend> DbRead<'d, B> {
+    /// Compiles a filter for this snapshot.
+    pub fn compile(&self, filter: &Filter) -> Compiled {
+        compile(filter, &self.db.cfg, self)
+    }
+
+    fn name_lower_fn(&self) -> impl Fn(u32) -> Option<String> + '_ {
+        move |id| self.attr_name(id).map(|n| n.to_ascii_lowercase())
+    }
+
+    /// Says how a search would run, without running it.
+    pub fn explain(&self, req: &SearchRequest) -> DbResult<Explain> {
+        let compiled = self.compile(&req.filter);
+        let (_, explain) = self.candidates(req, &compiled)?;
+        Ok(explain)
+    }
+
+    fn candidates(
+        &self,
+        req: &SearchRequest,
+        compiled: &Compiled,
+    ) -> DbResult<(Candidates, Explain)> {
+        let base = self
+            .lookup(&req.base)?
+            .ok_or_else(|| DbError::NoSuchObject(req.base.to_string()))?;
+        let name_of = self.name_lower_fn();
+        let mut planner = Planner {
+            kv: &self.kv,
+            cfg: &self.db.cfg,
+            name_of: &name_of,
+            explain: Explain::default(),
+        };
+        let idx = if req.scope == Scope::Base {
+            Outcome::NotIndexed
+        } else {
+            planner.plan(compiled, usize::MAX)?
+        };
+        let mut explain = planner.explain;
+        let idx = match idx {
+            Outcome::Ids(ids) => Some(ids),
+            _ => None,
+        };
+        let kv = &self.kv;
+        let cands = match req.scope {
+            Scope::Base => {
+                explain.scope = "base".into();
+                if base == 0 {
+                    Candidates::Ids(Vec::new())
+                } else {
+                    Candidates::Ids(vec![base])
+                }
+            }
+            Scope::Subtree | Scope::Children if base == 0 => {
+                explain.scope = "whole tree".into();
+                match idx {
+                    Some(ids) => Candidates::Ids(ids),
+                    None => {
+                        explain.unindexed = true;
+                        Candidates::All
+                    }
+                }
+            }
+            scope => {
+                let cap = idx.as_ref().map_or(usize::MAX, |i| i.len().max(16));
+                let include_base = scope == Scope::Subtree;
+                match enumerate_scope(kv, base, scope == Scope::OneLevel, include_base, cap)? {
+                    Some(scope_ids) => {
+                        explain.scope = format!("enumerated {} ids", scope_ids.len());
+                        match idx {
+                            Some(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
+                            None => {
+                                explain.unindexed = true;
+                                Candidates::Ids(scope_ids)
+                            }
+                        }
+                    }
+                    None => {
+                        let ids = idx.unwrap_or_default();
+                        explain.scope = "ancestor check of index candidates".into();
+                        let mut kept = Vec::with_capacity(ids.len());
+                        for id in ids {
+                            let inside = match scope {
+                                Scope::OneLevel => node(kv, id)?.is_some_and(|(p, _)| p == base),
+                                _ => (include_base && id == base) || is_ancestor(kv, base, id)?,
+                            };
+                            if inside {
+                                kept.push(id);
+                            }
+                        }
+                        Candidates::Ids(kept)
+                    }
+                }
+            }
+        };
+        explain.candidates = match &cands {
+            Candidates::Ids(v) => v.len(),
+            Candidates::All => usize::MAX,
+        };
+        Ok((cands, explain))
+    }
+
+    /// Runs a search, calling `f` with each matching entry in id order until it breaks.
+    /// Size and time limits end the search with their errors after the entries already
+    /// delivered.
+    pub fn search(
+        &self,
+        req: &SearchRequest,
+        mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
+    ) -> DbResult<SearchStats> {
+        let start = Instant::now();
+        let compiled = self.compile(&req.filter);
+        let (cands, explain) = self.candidates(req, &compiled)?;
+        if explain.unindexed {
+            let n = self.db.unindexed.fetch_add(1, Ordering::Relaxed);
+            if n < self.db.cfg.unindexed_warn_limit {
+                tracing::warn!(filter = %req.filter, base = %req.base, "unindexed search: {explain}");
+            }
+        }
+        let mut stats = SearchStats::default();
+        let cfg = &self.db.cfg;
+        let mut visit = |id: u64, rec: RecordView<'_>| -> DbResult<ControlFlow<()>> {
+            let mut dn_avas = || {
+                let mut rdns = Vec::new();
+                let mut cur = id;
+                while cur != 0 {
+                    match node(&self.kv, cur) {
+                        Ok(Some((p, r))) => {
+                            rdns.push(r);
+                            cur = p;
+                        }
+                        _ => break,
+                    }
+                }
+                avas_of_rdns(rdns.into_iter())
+            };
+            if eval(&compiled, &rec, cfg, self, &mut dn_avas) != Tri::True {
+                return Ok(ControlFlow::Continue(()));
+            }
+            if req.size_limit != 0 && stats.returned >= req.size_limit {
+                return Err(DbError::SizeLimitExceeded);
+            }
+            stats.returned += 1;
+            f(Hit { id, record: rec })
+        };
+        let check_time = |n: usize| -> DbResult<()> {
+            if n.is_multiple_of(256) {
+                if let Some(limit) = req.time_limit {
+                    if start.elapsed() > limit {
+                        return Err(DbError::TimeLimitExceeded);
+                    }
+                }
+            }
+            Ok(())
+        };
+        match cands {
+            Candidates::Ids(ids) => {
+                for (n, id) in ids.into_iter().enumerate() {
+                    check_time(n)?;
+                    let Some(rec) = self.record(id)? else {
+                        continue;
+                    };
+                    if visit(id, rec)?.is_break() {
+                        break;
+                    }
+                }
+            }
+            Candidates::All => {
+                for (n, kv) in self
+                    .kv
+                    .range(
+                        T_ENTRIES,
+                        std::ops::Bound::Unbounded,
+                        std::ops::Bound::Unbounded,
+                        Direction::Forward,
+                    )?
+                    .enumerate()
+                {
+                    check_time(n)?;
+                    let (k, v) = kv?;
+                    let id =
+                        read_u64_be(k).ok_or_else(|| DbError::corrupt("entry key is not an id"))?;
+                    if visit(id, RecordView::parse(v)?)?.is_break() {
+                        break;
+                    }
+                }
+            }
+        }
+        stats.explain = explain;
+        Ok(stats)
+    }
+
+    /// Runs a search and returns every match as `(DN, owned entry)`; for tools and tests.
+    pub fn search_entries(&self, req: &SearchRequest) -> DbResult<Vec<Entry>> {
+        let mut out = Vec::new();
+        let mut dns = DnCache::default();
+        self.search(req, |hit| {
+            let dn_text = dns.dn(&self.kv, hit.id)?;
+            let dn = Dn::parse(&dn_text)
+                .map_err(|e| DbError::corrupt(format!("stored DN does not parse: {e}")))?;
+            out.push(self.to_entry(dn, &hit.record));
+            Ok(ControlFlow::Continue(()))
+        })?;
+        Ok(out)
+    }
+
+    /// Like [`DbRead::search`] but only counts matches (benchmarks, stats).
+    pub fn search_count(&self, req: &SearchRequest) -> DbResult<usize> {
+        Ok(self
+            .search(req, |_| Ok(ControlFlow::Continue(())))?
+            .returned)
+    }
+
+    /// A fresh cache for building result DNs.
+    pub fn dn_cache(&self) -> DnCache {
+        DnCache::default()
+    }
+
+    /// The DN text of a record, through a cache shared across one search's results.
+    pub fn cached_dn(&self, cache: &mut DnCache, id: u64) -> DbResult<String> {
+        cache.dn(&self.kv, id)
+    }
+}
+
+/// Collects the ids of a scope from the `tree` table (children only, or a whole subtree,
+/// with or without the base), sorted; `None` as soon as there are more than `cap`.
+pub fn enumerate_scope<R: ReadTxn>(
+    kv: &R,
+    base: u64,
+    one_level: bool,
+    include_base: bool,
+    cap: usize,
+) -> DbResult<Option<IdList>> {
+    let mut out: IdList = Vec::new();
+    if include_base {
+        out.push(base);
+    }
+    let mut stack = vec![base];
+    let mut over = false;
+    while let Some(parent) = stack.pop() {
+        let mut err = None;
+        for_each_child(kv, parent, |id| {
+            if out.len() >= cap {
+                over = true;
+                return false;
+            }
+            out.push(id);
+            if !one_level {
+                stack.push(id);
+            }
+            true
+        })
+        .map_err(|e| err = Some(e))
+        .ok();
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if over {
+            return Ok(None);
+        }
+    }
+    out.sort_unstable();
+    Ok(Some(out))
+}

@@ -1,0 +1,925 @@
+//! The write transaction and the four write operations: add, modify, delete and rename.
+//!
+//! Each operation runs in its own nested transaction, so a failed operation leaves no
+//! trace while the operations before it in the same transaction stay. Each successful
+//! operation takes the next USN; the transaction's highest USN becomes visible with its
+//! commit. Changes stamp the attributes they touch with replication metadata (see
+//! [`crate::record::Stamp`]).
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
+
+use crate::config::IndexFlags;
+use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
+use crate::dn::{Dn, Rdn};
+use crate::entry::{Entry, Modification, ModifyOp};
+use crate::error::{DbError, DbResult};
+use crate::keys::{
+    id_key, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key, value_prefix,
+    TERM_CUT,
+};
+use crate::read::{self, node_value};
+use crate::record::{OwnedRecord, OwnedValue, RecordView, Stamp};
+use crate::registry::{self, Registry};
+use crate::reindex::KeySorter;
+use crate::syntax::Syntax;
+
+/// Longest attribute description accepted.
+pub const MAX_ATTR_NAME: usize = 200;
+
+#[derive(Debug, Clone, Copy)]
+struct Saved {
+    added: usize,
+    next_attr: u32,
+    next_id: u64,
+    usn: u64,
+}
+
+/// The write transaction of a database.
+pub struct DbWrite<'d, B: Backend> {
+    db: &'d Db<B>,
+    kv: B::Write<'d>,
+    reg: Arc<Registry>,
+    added: Vec<(u32, String)>,
+    added_by_name: HashMap<String, u32>,
+    flags_cache: Vec<Option<IndexFlags>>,
+    next_attr: u32,
+    next_id: u64,
+    usn: u64,
+    start_usn: u64,
+    saved: Vec<Saved>,
+    now: u64,
+    deferred: Option<KeySorter>,
+}
+
+fn check_attr_name(name: &str) -> DbResult<()> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_ATTR_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b';' || b == b'.' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(DbError::InvalidAttributeSyntax(format!(
+            "invalid attribute description {name:?}"
+        )))
+    }
+}
+
+impl<'d, B: Backend> DbWrite<'d, B> {
+    pub(crate) fn new(db: &'d Db<B>) -> DbResult<DbWrite<'d, B>> {
+        let kv = db.kv.write()?;
+        let get_u64 = |k: &[u8]| -> DbResult<u64> {
+            kv.get(T_META, k)?.and_then(read_u64_be).ok_or_else(|| {
+                DbError::corrupt(format!("meta {} missing", String::from_utf8_lossy(k)))
+            })
+        };
+        let next_id = get_u64(meta::NEXT_ID)?;
+        let usn = get_u64(meta::USN)?;
+        let next_attr = kv
+            .get(T_META, meta::NEXT_ATTR)?
+            .and_then(|v| v.get(..4).and_then(|b| b.try_into().ok()))
+            .map(u32::from_be_bytes)
+            .ok_or_else(|| DbError::corrupt("meta next_attr missing"))?;
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Ok(DbWrite {
+            reg: db.registry(),
+            db,
+            kv,
+            added: Vec::new(),
+            added_by_name: HashMap::new(),
+            flags_cache: Vec::new(),
+            next_attr,
+            next_id,
+            usn,
+            start_usn: usn,
+            saved: Vec::new(),
+            now,
+            deferred: None,
+        })
+    }
+
+    /// The key-value transaction underneath (for layers that keep tables of their own).
+    pub fn kv(&mut self) -> &mut B::Write<'d> {
+        &mut self.kv
+    }
+
+    /// The USN the last operation took (the transaction's highest so far).
+    pub fn current_usn(&self) -> u64 {
+        self.usn
+    }
+
+    // ----- nested transactions -------------------------------------------------------
+
+    /// Opens a nested transaction (for callers that group several requests into one
+    /// commit); pair with [`DbWrite::commit_nested`] or [`DbWrite::abort_nested`].
+    pub fn begin_nested(&mut self) -> DbResult<()> {
+        self.flush_deferred()?;
+        self.kv.begin_nested()?;
+        self.saved.push(Saved {
+            added: self.added.len(),
+            next_attr: self.next_attr,
+            next_id: self.next_id,
+            usn: self.usn,
+        });
+        Ok(())
+    }
+
+    /// Keeps the innermost nested transaction's changes.
+    pub fn commit_nested(&mut self) -> DbResult<()> {
+        self.kv.commit_nested()?;
+        self.saved.pop();
+        Ok(())
+    }
+
+    /// Rolls back the innermost nested transaction's changes, and only those.
+    pub fn abort_nested(&mut self) -> DbResult<()> {
+        self.kv.abort_nested()?;
+        if let Some(s) = self.saved.pop() {
+            for (_, name) in self.added.drain(s.added..) {
+                self.added_by_name.remove(&name.to_ascii_lowercase());
+            }
+            self.next_attr = s.next_attr;
+            self.next_id = s.next_id;
+            self.usn = s.usn;
+        }
+        Ok(())
+    }
+
+    fn op<R>(&mut self, f: impl FnOnce(&mut Self) -> DbResult<R>) -> DbResult<R> {
+        if self.deferred.is_some() {
+            // Bulk mode: the whole transaction is all-or-nothing.
+            return f(self);
+        }
+        self.begin_nested()?;
+        match f(self) {
+            Ok(r) => {
+                self.commit_nested()?;
+                Ok(r)
+            }
+            Err(e) => {
+                self.abort_nested()?;
+                Err(e)
+            }
+        }
+    }
+
+    /// Makes every change durable, then publishes the new USN and attribute registrations.
+    /// Returns the highest USN of the transaction.
+    pub fn commit(mut self) -> DbResult<u64> {
+        self.flush_deferred()?;
+        self.kv
+            .put(T_META, meta::NEXT_ID, &self.next_id.to_be_bytes())?;
+        self.kv
+            .put(T_META, meta::NEXT_ATTR, &self.next_attr.to_be_bytes())?;
+        if self.usn != self.start_usn {
+            self.kv.put(T_META, meta::USN, &self.usn.to_be_bytes())?;
+        }
+        let DbWrite {
+            db, kv, added, usn, ..
+        } = self;
+        kv.commit()?;
+        if !added.is_empty() {
+            let mut g = db.registry.write();
+            let mut r = (**g).clone();
+            for (id, name) in &added {
+                r.insert(*id, name);
+            }
+            *g = Arc::new(r);
+        }
+        db.highest_usn.fetch_max(usn, Ordering::AcqRel);
+        Ok(usn)
+    }
+
+    /// Throws every change away.
+    pub fn abort(self) {
+        self.kv.abort();
+    }
+
+    // ----- attribute registry ---------------------------------------------------------
+
+    fn find_attr(&self, lower: &str) -> Option<u32> {
+        if let Some(id) = self.added_by_name.get(lower) {
+            return Some(*id);
+        }
+        read::resolve_attr(&self.kv, &self.reg, lower)
+    }
+
+    /// The id of an attribute, registering it if it was never stored.
+    fn attr_id(&mut self, name: &str) -> DbResult<u32> {
+        check_attr_name(name)?;
+        let lower = name.to_ascii_lowercase();
+        if let Some(id) = self.find_attr(&lower) {
+            return Ok(id);
+        }
+        let id = self.next_attr;
+        self.next_attr = id
+            .checked_add(1)
+            .ok_or_else(|| DbError::UnwillingToPerform("attribute ids exhausted".into()))?;
+        self.kv
+            .put(T_META, &registry::name_key(&lower), &id.to_be_bytes())?;
+        self.kv
+            .put(T_META, &registry::id_key(id), name.as_bytes())?;
+        self.added.push((id, name.to_string()));
+        self.added_by_name.insert(lower, id);
+        Ok(id)
+    }
+
+    fn attr_lower_name(&self, id: u32) -> Option<String> {
+        if let Some((_, n)) = self.added.iter().find(|(i, _)| *i == id) {
+            return Some(n.to_ascii_lowercase());
+        }
+        read::attr_name(&self.kv, &self.reg, id).map(|n| n.to_ascii_lowercase())
+    }
+
+    fn flags(&mut self, id: u32) -> IndexFlags {
+        if let Some(Some(f)) = self.flags_cache.get(id as usize) {
+            return *f;
+        }
+        let f = self
+            .attr_lower_name(id)
+            .map(|n| self.db.cfg.index_of_lower(&n))
+            .unwrap_or(IndexFlags::NONE);
+        let idx = id as usize;
+        if self.flags_cache.len() <= idx {
+            self.flags_cache.resize(idx + 1, None);
+        }
+        if let Some(slot) = self.flags_cache.get_mut(idx) {
+            *slot = Some(f);
+        }
+        f
+    }
+
+    fn syntax(&self, name: &str) -> Syntax {
+        self.db.cfg.schema.syntax_of(name)
+    }
+
+    fn is_usn_attr(&self, name: &str) -> bool {
+        self.db
+            .cfg
+            .usn_attributes
+            .as_ref()
+            .is_some_and(|(c, m)| c.eq_ignore_ascii_case(name) || m.eq_ignore_ascii_case(name))
+    }
+
+    /// Normalizes values; two values with the same normalized form are an error.
+    fn normalize(&self, attr: &str, values: Vec<Vec<u8>>) -> DbResult<Vec<OwnedValue>> {
+        let syn = self.syntax(attr);
+        let mut out: Vec<OwnedValue> = Vec::with_capacity(values.len());
+        for raw in values {
+            let norm = syn
+                .normalize(&raw)
+                .map_err(|e| DbError::InvalidAttributeSyntax(format!("{attr}: {e}")))?;
+            let norm = if norm.as_ref() == raw.as_slice() {
+                None
+            } else {
+                Some(norm.into_owned())
+            };
+            let v = OwnedValue { raw, norm };
+            if out.iter().any(|o| o.norm() == v.norm()) {
+                return Err(DbError::AttributeOrValueExists(format!(
+                    "{attr}: value {:?} given twice",
+                    String::from_utf8_lossy(&v.raw)
+                )));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    fn next_usn(&mut self) -> u64 {
+        self.usn += 1;
+        self.usn
+    }
+
+    fn stamp(&self, prev: Stamp, usn: u64) -> Stamp {
+        Stamp {
+            version: prev.version + 1,
+            local_usn: usn,
+            orig_usn: usn,
+            orig_time: self.now,
+            orig_invocation: 0,
+        }
+    }
+
+    fn set_usn_attr(
+        &mut self,
+        rec: &mut OwnedRecord,
+        which: usize,
+        usn: u64,
+    ) -> DbResult<Option<u32>> {
+        let Some(names) = self.db.cfg.usn_attributes.clone() else {
+            return Ok(None);
+        };
+        let name = if which == 0 { names.0 } else { names.1 };
+        let id = self.attr_id(&name)?;
+        let raw = usn.to_string().into_bytes();
+        let vals = self.normalize(&name, vec![raw])?;
+        let stamp = self.stamp(rec.attr(id).map(|a| a.stamp).unwrap_or_default(), usn);
+        let a = rec.attr_entry(id);
+        a.values = vals;
+        a.stamp = stamp;
+        Ok(Some(id))
+    }
+
+    // ----- index maintenance -------------------------------------------------------------
+
+    fn attr_keys(&mut self, attr: u32, values: &[OwnedValue], id: u64, out: &mut Vec<Vec<u8>>) {
+        let flags = self.flags(attr);
+        if values.is_empty() {
+            return;
+        }
+        if flags.contains(IndexFlags::PRESENCE) {
+            out.push(presence_key(attr, id).to_vec());
+        }
+        if flags.has_value_keys() {
+            let max = self.db.cfg.max_index_key_len;
+            for v in values {
+                out.push(value_key(attr, v.norm(), id, max));
+            }
+        }
+    }
+
+    fn check_unique(&mut self, attr: u32, v: &OwnedValue, id: u64) -> DbResult<()> {
+        let max = self.db.cfg.max_index_key_len;
+        let prefix = value_prefix(attr, v.norm(), max);
+        let cut = prefix.ends_with(&TERM_CUT);
+        let mut others = Vec::new();
+        for kv in self.kv.prefix(T_INDEX, &prefix, Direction::Forward)? {
+            let (k, _) = kv?;
+            let other =
+                read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?;
+            if other != id {
+                others.push(other);
+            }
+        }
+        for other in others {
+            let clash = if cut {
+                match read::record(&self.kv, other)? {
+                    Some(rec) => rec
+                        .attr(attr)
+                        .is_some_and(|a| a.values().any(|x| x.norm == v.norm())),
+                    None => false,
+                }
+            } else {
+                true
+            };
+            if clash {
+                let name = self.attr_lower_name(attr).unwrap_or_default();
+                return Err(DbError::ConstraintViolation(format!(
+                    "{name}: value {:?} is already used by another entry",
+                    String::from_utf8_lossy(&v.raw)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the index difference of the given attributes between two versions of a
+    /// record (`None` = the record does not exist on that side).
+    fn update_indexes(
+        &mut self,
+        id: u64,
+        old: Option<&OwnedRecord>,
+        new: Option<&OwnedRecord>,
+        attrs: &BTreeSet<u32>,
+    ) -> DbResult<()> {
+        for &a in attrs {
+            let flags = self.flags(a);
+            if flags == IndexFlags::NONE {
+                continue;
+            }
+            let old_vals = old
+                .and_then(|r| r.attr(a))
+                .map(|x| x.values.as_slice())
+                .unwrap_or(&[]);
+            let new_vals = new
+                .and_then(|r| r.attr(a))
+                .map(|x| x.values.as_slice())
+                .unwrap_or(&[]);
+            let mut old_keys = Vec::new();
+            let mut new_keys = Vec::new();
+            self.attr_keys(a, old_vals, id, &mut old_keys);
+            self.attr_keys(a, new_vals, id, &mut new_keys);
+            for k in &old_keys {
+                if !new_keys.contains(k) {
+                    self.kv.delete(T_INDEX, k)?;
+                }
+            }
+            if flags.contains(IndexFlags::UNIQUE) {
+                for v in new_vals {
+                    if !old_vals.iter().any(|o| o.norm() == v.norm()) && self.deferred.is_none() {
+                        self.check_unique(a, v, id)?;
+                    }
+                }
+            }
+            for k in new_keys {
+                if !old_keys.contains(&k) {
+                    match &mut self.deferred {
+                        Some(sorter) => sorter.push(&k),
+                        None => self.kv.put(T_INDEX, &k, &[])?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn load(&self, id: u64) -> DbResult<OwnedRecord> {
+        let rec = read::record(&self.kv, id)?
+            .ok_or_else(|| DbError::corrupt(format!("record {id} missing")))?;
+        rec.to_owned_record()
+    }
+
+    fn resolve(&self, dn: &Dn) -> DbResult<u64> {
+        match read::lookup(&self.kv, dn, self.db.cfg.max_index_key_len)? {
+            Some(id) if id != 0 => Ok(id),
+            _ => Err(DbError::NoSuchObject(dn.to_string())),
+        }
+    }
+
+    // ----- reads inside the transaction ----------------------------------------------------
+
+    /// The id of an entry as this transaction sees it.
+    pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
+        read::lookup(&self.kv, dn, self.db.cfg.max_index_key_len)
+    }
+
+    /// A record as this transaction sees it.
+    pub fn record(&self, id: u64) -> DbResult<Option<RecordView<'_>>> {
+        read::record(&self.kv, id)
+    }
+
+    // ----- add ---------------------------------------------------------------------------------
+
+    /// Adds an entry below an existing parent; returns its new id.
+    pub fn add(&mut self, entry: Entry) -> DbResult<u64> {
+        self.op(|w| w.add_inner(entry, false))
+    }
+
+    /// Adds the head of a naming context: an entry whose parent need not exist (if it
+    /// does, this is an ordinary add). Entries below it are then added with
+    /// [`DbWrite::add`].
+    pub fn add_root(&mut self, entry: Entry) -> DbResult<u64> {
+        self.op(|w| w.add_inner(entry, true))
+    }
+
+    fn add_inner(&mut self, entry: Entry, root: bool) -> DbResult<u64> {
+        let Entry { dn, attrs } = entry;
+        let Some(rdn) = dn.rdn().cloned() else {
+            return Err(DbError::UnwillingToPerform(
+                "cannot add an entry with an empty DN".into(),
+            ));
+        };
+        let max = self.db.cfg.max_index_key_len;
+        let parent_dn = dn.parent().unwrap_or_else(Dn::root);
+        let (parent, name_text, name_norm) = match read::lookup(&self.kv, &parent_dn, max)? {
+            Some(0) => (0, dn.to_string(), dn.norm().to_string()),
+            Some(p) => (p, rdn.to_string(), rdn.norm().to_string()),
+            None if root => (0, dn.to_string(), dn.norm().to_string()),
+            None => {
+                return Err(DbError::NoSuchObject(format!(
+                    "parent {parent_dn} of {dn} does not exist"
+                )))
+            }
+        };
+        if parent == 0 && read::lookup(&self.kv, &dn, max)?.is_some() {
+            return Err(DbError::EntryAlreadyExists(dn.to_string()));
+        }
+        let tkey = tree_key(parent, &name_norm, max);
+        if self.kv.get(T_TREE, &tkey)?.is_some() {
+            return Err(DbError::EntryAlreadyExists(dn.to_string()));
+        }
+        let usn = self.next_usn();
+        let mut rec = OwnedRecord {
+            parent,
+            rdn: name_text,
+            attrs: Vec::new(),
+        };
+        for (name, values) in attrs {
+            if self.is_usn_attr(&name) {
+                continue;
+            }
+            check_attr_name(&name)?;
+            if values.is_empty() {
+                return Err(DbError::ConstraintViolation(format!(
+                    "{name}: an attribute needs at least one value"
+                )));
+            }
+            let vals = self.normalize(&name, values)?;
+            let id = self.attr_id(&name)?;
+            let a = rec.attr_entry(id);
+            for v in vals {
+                if a.values.iter().any(|o| o.norm() == v.norm()) {
+                    return Err(DbError::AttributeOrValueExists(format!(
+                        "{name}: value given twice"
+                    )));
+                }
+                a.values.push(v);
+            }
+        }
+        self.ensure_rdn_values(&mut rec, &rdn)?;
+        for a in &mut rec.attrs {
+            a.stamp = Stamp {
+                version: 1,
+                local_usn: usn,
+                orig_usn: usn,
+                orig_time: self.now,
+                orig_invocation: 0,
+            };
+        }
+        self.set_usn_attr(&mut rec, 0, usn)?;
+        self.set_usn_attr(&mut rec, 1, usn)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
+        self.update_indexes(id, None, Some(&rec), &all)?;
+        self.kv.append(T_ENTRIES, &id_key(id), &rec.encode())?;
+        self.kv
+            .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
+        self.kv.put(T_TREE, &tkey, &id_key(id))?;
+        Ok(id)
+    }
+
+    /// Makes sure every AVA of the RDN is among the entry's values (adding it if not).
+    fn ensure_rdn_values(&mut self, rec: &mut OwnedRecord, rdn: &Rdn) -> DbResult<BTreeSet<u32>> {
+        let mut touched = BTreeSet::new();
+        for ava in rdn.avas() {
+            let vals = self.normalize(&ava.attr, vec![ava.value.as_bytes().to_vec()])?;
+            let id = self.attr_id(&ava.attr)?;
+            let a = rec.attr_entry(id);
+            for v in vals {
+                if !a.values.iter().any(|o| o.norm() == v.norm()) {
+                    a.values.push(v);
+                    touched.insert(id);
+                }
+            }
+        }
+        Ok(touched)
+    }
+
+    // ----- modify ------------------------------------------------------------------------------
+
+    /// Applies modifications to one entry with LDAP semantics: adding a present value or
+    /// deleting an absent one is an error.
+    pub fn modify(&mut self, dn: &Dn, mods: &[Modification]) -> DbResult<()> {
+        self.op(|w| w.modify_inner(dn, mods, false))
+    }
+
+    /// Like [`DbWrite::modify`], but adding a present value or deleting an absent one is
+    /// quietly skipped (the permissive-modify control).
+    pub fn modify_permissive(&mut self, dn: &Dn, mods: &[Modification]) -> DbResult<()> {
+        self.op(|w| w.modify_inner(dn, mods, true))
+    }
+
+    fn modify_inner(&mut self, dn: &Dn, mods: &[Modification], permissive: bool) -> DbResult<()> {
+        let id = self.resolve(dn)?;
+        let old = self.load(id)?;
+        let mut new = old.clone();
+        let mut touched = BTreeSet::new();
+        for m in mods {
+            check_attr_name(&m.attr)?;
+            if self.is_usn_attr(&m.attr) {
+                return Err(DbError::UnwillingToPerform(format!(
+                    "{} is maintained by the database",
+                    m.attr
+                )));
+            }
+            let vals = match m.op {
+                ModifyOp::Increment => Vec::new(),
+                _ => self.normalize(&m.attr, m.values.clone())?,
+            };
+            let aid = match m.op {
+                ModifyOp::Delete => match self.find_attr(&m.attr.to_ascii_lowercase()) {
+                    Some(a) => a,
+                    None if permissive => continue,
+                    None => {
+                        return Err(DbError::NoSuchAttribute(format!("{}: not present", m.attr)))
+                    }
+                },
+                _ => self.attr_id(&m.attr)?,
+            };
+            touched.insert(aid);
+            let a = new.attr_entry(aid);
+            match m.op {
+                ModifyOp::Add => {
+                    if vals.is_empty() {
+                        return Err(DbError::ConstraintViolation(format!(
+                            "{}: add needs at least one value",
+                            m.attr
+                        )));
+                    }
+                    for v in vals {
+                        if a.values.iter().any(|o| o.norm() == v.norm()) {
+                            if permissive {
+                                continue;
+                            }
+                            return Err(DbError::AttributeOrValueExists(format!(
+                                "{}: value {:?} exists",
+                                m.attr,
+                                String::from_utf8_lossy(&v.raw)
+                            )));
+                        }
+                        a.values.push(v);
+                    }
+                }
+                ModifyOp::Delete => {
+                    if vals.is_empty() {
+                        if a.values.is_empty() && !permissive {
+                            return Err(DbError::NoSuchAttribute(format!(
+                                "{}: not present",
+                                m.attr
+                            )));
+                        }
+                        a.values.clear();
+                    } else {
+                        for v in vals {
+                            match a.values.iter().position(|o| o.norm() == v.norm()) {
+                                Some(p) => {
+                                    a.values.remove(p);
+                                }
+                                None if permissive => {}
+                                None => {
+                                    return Err(DbError::NoSuchAttribute(format!(
+                                        "{}: value {:?} not present",
+                                        m.attr,
+                                        String::from_utf8_lossy(&v.raw)
+                                    )))
+                                }
+                            }
+                        }
+                    }
+                }
+                ModifyOp::Replace => a.values = vals,
+                ModifyOp::Increment => {
+                    let delta = m
+                        .values
+                        .first()
+                        .and_then(|v| std::str::from_utf8(v).ok())
+                        .and_then(|s| s.trim().parse::<i64>().ok())
+                        .ok_or_else(|| {
+                            DbError::InvalidAttributeSyntax(format!(
+                                "{}: increment needs one integer",
+                                m.attr
+                            ))
+                        })?;
+                    let [cur] = a.values.as_slice() else {
+                        return Err(DbError::ConstraintViolation(format!(
+                            "{}: increment needs exactly one value present",
+                            m.attr
+                        )));
+                    };
+                    let now = std::str::from_utf8(&cur.raw)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<i64>().ok())
+                        .ok_or_else(|| {
+                            DbError::ConstraintViolation(format!(
+                                "{}: the present value is not an integer",
+                                m.attr
+                            ))
+                        })?;
+                    let next = now.checked_add(delta).ok_or_else(|| {
+                        DbError::ConstraintViolation(format!("{}: increment overflows", m.attr))
+                    })?;
+                    let attr = m.attr.clone();
+                    let vals = self.normalize(&attr, vec![next.to_string().into_bytes()])?;
+                    new.attr_entry(aid).values = vals;
+                }
+            }
+        }
+        // The RDN's values must survive the change.
+        if let Some(rdn) = dn.rdn() {
+            for ava in rdn.avas() {
+                let Some(aid) = self.find_attr(&ava.attr.to_ascii_lowercase()) else {
+                    continue;
+                };
+                let norm = self.normalize(&ava.attr, vec![ava.value.as_bytes().to_vec()])?;
+                let still = new.attr(aid).is_some_and(|a| {
+                    norm.iter()
+                        .all(|n| a.values.iter().any(|v| v.norm() == n.norm()))
+                });
+                if !still {
+                    return Err(DbError::NotAllowedOnRdn(format!(
+                        "{}: the RDN value cannot be removed",
+                        ava.attr
+                    )));
+                }
+            }
+        }
+        new.drop_empty();
+        self.finish_change(id, &old, new, touched)
+    }
+
+    /// Stamps the attributes that really changed, sets the changed-USN, updates indexes
+    /// and stores the record. A change that changes nothing writes nothing.
+    fn finish_change(
+        &mut self,
+        id: u64,
+        old: &OwnedRecord,
+        mut new: OwnedRecord,
+        touched: BTreeSet<u32>,
+    ) -> DbResult<()> {
+        let changed: BTreeSet<u32> = touched
+            .into_iter()
+            .filter(|a| old.attr(*a).map(|x| &x.values) != new.attr(*a).map(|x| &x.values))
+            .collect();
+        if changed.is_empty() && old.parent == new.parent && old.rdn == new.rdn {
+            return Ok(());
+        }
+        let usn = self.next_usn();
+        for &a in &changed {
+            let prev = old.attr(a).map(|x| x.stamp).unwrap_or_default();
+            let stamp = self.stamp(prev, usn);
+            if let Some(x) = new.attr_mut(a) {
+                x.stamp = stamp;
+            }
+        }
+        let mut all = changed;
+        if let Some(a) = self.set_usn_attr(&mut new, 1, usn)? {
+            all.insert(a);
+        }
+        self.update_indexes(id, Some(old), Some(&new), &all)?;
+        self.kv.put(T_ENTRIES, &id_key(id), &new.encode())?;
+        Ok(())
+    }
+
+    // ----- delete ------------------------------------------------------------------------------
+
+    /// Deletes an entry; with `subtree`, everything below it too (otherwise an entry with
+    /// children is refused). Returns the number of entries removed.
+    pub fn delete(&mut self, dn: &Dn, subtree: bool) -> DbResult<usize> {
+        self.op(|w| w.delete_inner(dn, subtree))
+    }
+
+    fn delete_inner(&mut self, dn: &Dn, subtree: bool) -> DbResult<usize> {
+        let id = self.resolve(dn)?;
+        let mut order = vec![id];
+        if read::has_children(&self.kv, id)? {
+            if !subtree {
+                return Err(DbError::NotAllowedOnNonLeaf(dn.to_string()));
+            }
+            // Pre-order: parents before children; removed in reverse.
+            let mut i = 0;
+            while let Some(&cur) = order.get(i) {
+                order.extend(read::children(&self.kv, cur)?);
+                i += 1;
+            }
+        }
+        self.next_usn();
+        for &victim in order.iter().rev() {
+            self.remove_record(victim)?;
+        }
+        Ok(order.len())
+    }
+
+    fn remove_record(&mut self, id: u64) -> DbResult<()> {
+        let rec = self.load(id)?;
+        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
+        self.update_indexes(id, Some(&rec), None, &all)?;
+        let name = read::name_norm(rec.parent, &rec.rdn)?;
+        self.kv.delete(
+            T_TREE,
+            &tree_key(rec.parent, &name, self.db.cfg.max_index_key_len),
+        )?;
+        self.kv.delete(T_NODES, &id_key(id))?;
+        self.kv.delete(T_ENTRIES, &id_key(id))?;
+        Ok(())
+    }
+
+    // ----- rename / move -----------------------------------------------------------------------
+
+    /// Renames an entry and/or moves it below another parent. Entries below it move with it
+    /// without being rewritten: their DNs are computed from the hierarchy.
+    pub fn rename(
+        &mut self,
+        dn: &Dn,
+        new_rdn: &Rdn,
+        delete_old_rdn: bool,
+        new_parent: Option<&Dn>,
+    ) -> DbResult<()> {
+        self.op(|w| w.rename_inner(dn, new_rdn, delete_old_rdn, new_parent))
+    }
+
+    fn rename_inner(
+        &mut self,
+        dn: &Dn,
+        new_rdn: &Rdn,
+        delete_old_rdn: bool,
+        new_parent: Option<&Dn>,
+    ) -> DbResult<()> {
+        let max = self.db.cfg.max_index_key_len;
+        let id = self.resolve(dn)?;
+        let old = self.load(id)?;
+        let old_rdn = dn
+            .rdn()
+            .cloned()
+            .ok_or_else(|| DbError::UnwillingToPerform("cannot rename the root".into()))?;
+        let parent = match new_parent {
+            None => old.parent,
+            Some(p) => {
+                let pid = read::lookup(&self.kv, p, max)?.ok_or_else(|| {
+                    DbError::NoSuchObject(format!("new parent {p} does not exist"))
+                })?;
+                if pid == id || read::is_ancestor(&self.kv, id, pid)? {
+                    return Err(DbError::UnwillingToPerform(format!(
+                        "cannot move {dn} below itself"
+                    )));
+                }
+                if pid == 0 || old.parent == 0 {
+                    return Err(DbError::UnwillingToPerform(
+                        "naming contexts cannot be moved".into(),
+                    ));
+                }
+                pid
+            }
+        };
+        let (name_text, name_norm) = if parent == 0 {
+            let new_dn = dn.with_rdn(new_rdn.clone());
+            (new_dn.to_string(), new_dn.norm().to_string())
+        } else {
+            (new_rdn.to_string(), new_rdn.norm().to_string())
+        };
+        let new_key = tree_key(parent, &name_norm, max);
+        if let Some(other) = self.kv.get(T_TREE, &new_key)? {
+            if read_u64_be(other) != Some(id) {
+                let target = match new_parent {
+                    Some(p) => p.child(new_rdn.clone()),
+                    None => dn.with_rdn(new_rdn.clone()),
+                };
+                return Err(DbError::EntryAlreadyExists(target.to_string()));
+            }
+        }
+        let old_norm = read::name_norm(old.parent, &old.rdn)?;
+        self.kv
+            .delete(T_TREE, &tree_key(old.parent, &old_norm, max))?;
+        self.kv.put(T_TREE, &new_key, &id_key(id))?;
+        self.kv
+            .put(T_NODES, &id_key(id), &node_value(parent, &name_text))?;
+        let mut new = old.clone();
+        new.parent = parent;
+        new.rdn = name_text;
+        let mut touched = self.ensure_rdn_values(&mut new, new_rdn)?;
+        if delete_old_rdn {
+            for ava in old_rdn.avas() {
+                let norm = self.normalize(&ava.attr, vec![ava.value.as_bytes().to_vec()])?;
+                let in_new = new_rdn.avas().iter().any(|n| {
+                    n.attr.eq_ignore_ascii_case(&ava.attr)
+                        && self
+                            .normalize(&n.attr, vec![n.value.as_bytes().to_vec()])
+                            .is_ok_and(|x| {
+                                x.first().map(|y| y.norm().to_vec())
+                                    == norm.first().map(|y| y.norm().to_vec())
+                            })
+                });
+                if in_new {
+                    continue;
+                }
+                let Some(aid) = self.find_attr(&ava.attr.to_ascii_lowercase()) else {
+                    continue;
+                };
+                if let Some(a) = new.attr_mut(aid) {
+                    a.values
+                        .retain(|v| !norm.iter().any(|n| n.norm() == v.norm()));
+                    touched.insert(aid);
+                }
+            }
+            new.drop_empty();
+        }
+        self.finish_change(id, &old, new, touched)
+    }
+
+    // ----- bulk loading ------------------------------------------------------------------------
+
+    /// Switches the transaction to bulk mode: index keys are collected and written sorted
+    /// at commit (or before any nested transaction), which is much faster for large loads.
+    /// In bulk mode operations are not individually rolled back (a failed add fails the
+    /// whole transaction) and uniqueness is checked when the keys are written.
+    pub fn defer_indexes(&mut self) {
+        if self.deferred.is_none() {
+            self.deferred = Some(KeySorter::new(self.db.cfg.sort_budget));
+        }
+    }
+
+    fn flush_deferred(&mut self) -> DbResult<()> {
+        if let Some(sorter) = self.deferred.take() {
+            let unique: Vec<u32> = (0..self.next_attr)
+                .filter(|a| self.flags(*a).contains(IndexFlags::UNIQUE))
+                .collect();
+            sorter.write_into(
+                &mut self.kv,
+                T_INDEX,
+                &unique,
+                self.db.cfg.max_index_key_len,
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,862 @@
+//! The LMDB backend: durable, memory-mapped, readers never block the writer.
+//!
+//! # Map growth
+//!
+//! LMDB maps the database file into memory with a fixed size and never grows that map by
+//! itself: a write that needs a page beyond it fails with `MDB_MAP_FULL`. The map may only be
+//! resized while *no* transaction of this process is open, because every open transaction
+//! holds pointers into the old mapping.
+//!
+//! This backend makes growth invisible to callers with a **resize gate**, an
+//! `RwLock<()>` shared by the whole store. Every snapshot and the write transaction hold a
+//! read guard of it for their whole life (owned `Arc` guards, so snapshots stay `'static` and
+//! `Send`). Resizing takes the gate in write mode, which waits until every snapshot has been
+//! dropped and keeps new ones from starting meanwhile.
+//!
+//! The write transaction keeps a **replay log**: an owned copy of every put, append, delete
+//! and clear it performed, as long as the log stays under [`LmdbOptions::replay_limit`] bytes.
+//! When an LMDB call reports `MDB_MAP_FULL`, the call that hit it aborts the LMDB transaction,
+//! releases its own gate guard, takes the gate in write mode, grows the map (at least doubling
+//! it), begins a fresh LMDB transaction, replays the log and retries the failed operation. The
+//! caller just sees its call succeed. The map is also grown ahead of time when a write
+//! transaction starts and more than 60 % of it is in use, if no snapshot is open at that
+//! moment. When the log had to be dropped for size, the transaction fails with
+//! [`KvError::MapFull`] (the map is still grown, so retrying the transaction works).
+//!
+//! A thread that holds a snapshot while its own write transaction needs to grow the map
+//! would wait for itself: the growth then gives up after a minute with [`KvError::MapFull`].
+//! Drop snapshots before writing large amounts of data. For the same reason, a thread that
+//! already holds a snapshot and asks for another while a resize is waiting blocks until that
+//! resize gives up; prefer passing one snapshot around.
+//!
+//! Another process may grow the map as well; transactions that begin after that report
+//! `MDB_MAP_RESIZED`, and the new size is adopted under the gate the same way.
+//!
+//! # Nested transactions
+//!
+//! Nested transactions are savepoints over an undo log (see the crate's `undo` module); the
+//! compensating writes of an aborted nested transaction go through the normal write path, so
+//! the replay log always describes the transaction's true state.
+
+use std::fs;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use heed::types::Bytes;
+use heed::{
+    CommitOrAbort, CommitToken, CompactionOption, Database, Env, EnvFlags, EnvOpenOptions,
+    MdbError, OnCommit, PutFlags, RoRange, RoRevRange, RoTxn, RwTxn, WithoutTls,
+};
+use parking_lot::lock_api::ArcRwLockReadGuard;
+use parking_lot::{Mutex, MutexGuard, RawRwLock, RwLock};
+
+use crate::undo::UndoLog;
+use crate::{
+    check_key, storable_bounds, Backend, BackendInfo, Direction, KvError, KvPair, KvResult,
+    ReadTxn, TableId, WriteTxn, MAX_KEY_LEN,
+};
+
+type Db = Database<'static, Bytes, Bytes>;
+type GateGuard = ArcRwLockReadGuard<RawRwLock, ()>;
+
+/// Map sizes are kept a multiple of this, which covers every OS page size LMDB supports.
+const MAP_GRANULE: usize = 64 * 1024;
+/// How long growth waits for open snapshots to be dropped before giving up.
+const GROW_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a starting write transaction waits for snapshots before skipping early growth.
+const EARLY_GROW_TIMEOUT: Duration = Duration::from_millis(10);
+/// Grow ahead of time once this share (in percent) of the map is used.
+const EARLY_GROW_PERCENT: usize = 60;
+/// Upper bound on grow-and-replay rounds for a single operation.
+const MAX_GROW_ROUNDS: usize = 16;
+/// Bookkeeping bytes counted per replay-log entry on top of its key and value.
+const LOG_ENTRY_OVERHEAD: usize = 32;
+
+/// Settings for [`LmdbBackend::open`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LmdbOptions {
+    /// Initial map size in bytes (default 1 GiB). The map grows on demand, so this only
+    /// avoids early resizes; an existing larger store keeps its size.
+    pub map_size: usize,
+    /// Maximum number of snapshots open at once across all processes (default 1024).
+    pub max_readers: u32,
+    /// Whether a commit waits for the data to reach the disk (default `true`). `false`
+    /// (`MDB_NOSYNC`) is for benchmarks and bulk loads, which call [`LmdbBackend::sync`] at
+    /// the end; a crash may then lose the last commits but never corrupts the store.
+    pub durable: bool,
+    /// Largest replay log, in bytes, a write transaction keeps to survive a map resize
+    /// (default 512 MiB). A larger transaction that fills the map fails with
+    /// [`KvError::MapFull`].
+    pub replay_limit: usize,
+}
+
+impl Default for LmdbOptions {
+    fn default() -> Self {
+        LmdbOptions {
+            map_size: 1 << 30,
+            max_readers: 1024,
+            durable: true,
+            replay_limit: 512 << 20,
+        }
+    }
+}
+
+/// A store in an LMDB environment: one named LMDB database per table.
+pub struct LmdbBackend {
+    env: Env<WithoutTls>,
+    dbs: Arc<[Db]>,
+    gate: Arc<RwLock<()>>,
+    writer: Mutex<()>,
+    write_active: AtomicBool,
+    resizes: AtomicU64,
+    page_size: usize,
+    replay_limit: usize,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for LmdbBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmdbBackend")
+            .field("path", &self.path)
+            .field("tables", &self.dbs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Collects the databases created at open so heed can hand them back as `'static` handles.
+struct OpenedDbs<'e>(Vec<Database<'e, Bytes, Bytes>>);
+
+impl OnCommit for OpenedDbs<'_> {
+    type Committed = Vec<Db>;
+
+    fn on_commit(self, token: &CommitToken) -> Vec<Db> {
+        self.0.into_iter().map(|db| db.on_commit(token)).collect()
+    }
+}
+
+fn storage(e: heed::Error) -> KvError {
+    KvError::Storage(e.to_string())
+}
+
+fn is_map_full(e: &heed::Error) -> bool {
+    matches!(e, heed::Error::Mdb(MdbError::MapFull))
+}
+
+fn is_map_resized(e: &heed::Error) -> bool {
+    matches!(e, heed::Error::Mdb(MdbError::MapResized))
+}
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to).saturating_mul(to)
+}
+
+impl LmdbBackend {
+    /// Opens (creating it if needed) the store in `dir` with the given tables.
+    pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<LmdbBackend> {
+        let open_err = |reason: String| KvError::Open {
+            path: dir.display().to_string(),
+            reason,
+        };
+        fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
+        let max_dbs = u32::try_from(tables.len())
+            .map_err(|_| open_err("too many tables".into()))?
+            .saturating_add(1);
+        let mut env_options = EnvOpenOptions::new().read_txn_without_tls();
+        env_options
+            .map_size(round_up(options.map_size.max(MAP_GRANULE), MAP_GRANULE))
+            .max_readers(options.max_readers)
+            .max_dbs(max_dbs);
+        if !options.durable {
+            // SAFETY: MDB_NOSYNC only skips the fsync at commit; it keeps the store consistent
+            // (a crash can lose the latest commits, never corrupt older ones).
+            unsafe {
+                env_options.flags(EnvFlags::NO_SYNC);
+            }
+        }
+        // SAFETY: the file is only accessed through LMDB, whose lock file coordinates every
+        // process; heed refuses to open the same environment twice in this process.
+        let env = unsafe { env_options.open(dir) }.map_err(|e| open_err(e.to_string()))?;
+        let stale = env
+            .clear_stale_readers()
+            .map_err(|e| open_err(e.to_string()))?;
+        if stale > 0 {
+            tracing::info!(stale, path = %dir.display(), "cleared stale LMDB readers");
+        }
+        let page_size = env.unnamed_database_stat().page_size as usize;
+
+        let mut created = None;
+        for _ in 0..MAX_GROW_ROUNDS {
+            let wtxn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
+            let result =
+                env.create_databases_and_commit(wtxn, |opener, wtxn| -> Result<_, heed::Error> {
+                    let mut dbs = Vec::with_capacity(tables.len());
+                    for name in tables {
+                        dbs.push(opener.create_database::<Bytes, Bytes>(wtxn, Some(name))?);
+                    }
+                    Ok(CommitOrAbort::<_, ()>::Commit(OpenedDbs(dbs)))
+                });
+            match result {
+                Ok(CommitOrAbort::Commit(dbs)) => {
+                    created = Some(dbs);
+                    break;
+                }
+                Ok(CommitOrAbort::Abort(())) => {
+                    return Err(open_err("table creation aborted".into()))
+                }
+                Err(e) if is_map_full(&e) => {
+                    let size = round_up(env.info().map_size.saturating_mul(2), MAP_GRANULE);
+                    // SAFETY: the environment was just opened and no transaction of it is open.
+                    unsafe { env.resize(size) }.map_err(|e| open_err(e.to_string()))?;
+                }
+                Err(e) => return Err(open_err(e.to_string())),
+            }
+        }
+        let dbs = created.ok_or_else(|| open_err("map too small to create the tables".into()))?;
+
+        Ok(LmdbBackend {
+            env,
+            dbs: dbs.into(),
+            gate: Arc::new(RwLock::new(())),
+            writer: Mutex::new(()),
+            write_active: AtomicBool::new(false),
+            resizes: AtomicU64::new(0),
+            page_size,
+            replay_limit: options.replay_limit,
+            path: dir.to_path_buf(),
+        })
+    }
+
+    /// The directory the store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes a consistent copy of the store into `dest_dir` (created if missing) while it
+    /// stays in use, for backups. `compact` leaves out free pages, which is slower but gives
+    /// a smaller file.
+    pub fn copy_to(&self, dest_dir: &Path, compact: bool) -> KvResult<()> {
+        fs::create_dir_all(dest_dir).map_err(|e| KvError::Storage(e.to_string()))?;
+        let option = if compact {
+            CompactionOption::Enabled
+        } else {
+            CompactionOption::Disabled
+        };
+        // The copy runs inside a read transaction of its own, which the gate must protect.
+        let _gate = self.gate.read_arc();
+        self.env
+            .copy_to_path(dest_dir.join("data.mdb"), option)
+            .map_err(storage)?;
+        Ok(())
+    }
+
+    /// Flushes committed data to disk; needed only for stores opened with `durable: false`.
+    pub fn sync(&self) -> KvResult<()> {
+        self.env.force_sync().map_err(storage)
+    }
+
+    fn db(&self, table: TableId) -> KvResult<Db> {
+        self.dbs
+            .get(table)
+            .copied()
+            .ok_or(KvError::NoSuchTable(table))
+    }
+
+    fn used_bytes(&self) -> usize {
+        self.env
+            .info()
+            .last_page_number
+            .saturating_add(1)
+            .saturating_mul(self.page_size)
+    }
+
+    /// Grows the map so that `needed` more bytes fit. The caller must hold no gate guard.
+    fn grow(&self, needed: usize, timeout: Duration) -> KvResult<()> {
+        let _exclusive = self.gate.try_write_for(timeout).ok_or_else(|| {
+            KvError::MapFull(format!(
+                "snapshots stayed open for {} s while the map needed to grow",
+                timeout.as_secs()
+            ))
+        })?;
+        self.resize_locked(needed)
+    }
+
+    /// Resizes the map; the gate must be held in write mode.
+    fn resize_locked(&self, needed: usize) -> KvResult<()> {
+        let info = self.env.info();
+        let used = self.used_bytes();
+        let wanted = info
+            .map_size
+            .saturating_mul(2)
+            .max(used.saturating_add(needed.saturating_mul(2)));
+        let new_size = round_up(wanted, MAP_GRANULE);
+        // SAFETY: the gate is held in write mode, so no snapshot and no write transaction of
+        // this process is open (each holds a read guard of the gate for its whole life).
+        unsafe { self.env.resize(new_size) }.map_err(|e| {
+            KvError::MapFull(format!("cannot grow the map to {new_size} bytes: {e}"))
+        })?;
+        self.resizes.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(
+            old = info.map_size,
+            new = new_size,
+            used,
+            path = %self.path.display(),
+            "grew the LMDB map"
+        );
+        Ok(())
+    }
+
+    /// Adopts a map size set by another process (`MDB_MAP_RESIZED`). The caller must hold no
+    /// gate guard.
+    fn adopt_map_size(&self) -> KvResult<()> {
+        let _exclusive = self.gate.try_write_for(GROW_TIMEOUT).ok_or_else(|| {
+            KvError::Storage("snapshots stayed open while adopting a new map size".into())
+        })?;
+        // SAFETY: the gate is held in write mode, so no transaction of this process is open;
+        // a size of 0 makes LMDB adopt the size recorded by the other process.
+        unsafe { self.env.resize(0) }.map_err(storage)
+    }
+
+    /// Grows the map ahead of time when most of it is in use and nobody reads right now.
+    fn grow_early(&self) {
+        let map_size = self.env.info().map_size;
+        if self.used_bytes().saturating_mul(100) <= map_size.saturating_mul(EARLY_GROW_PERCENT) {
+            return;
+        }
+        if let Some(_exclusive) = self.gate.try_write_for(EARLY_GROW_TIMEOUT) {
+            if let Err(e) = self.resize_locked(0) {
+                tracing::warn!(error = %e, "could not grow the LMDB map ahead of time");
+            }
+        }
+    }
+
+    /// Begins an LMDB write transaction under a gate guard, adopting a map resized by another
+    /// process if needed.
+    fn begin_rw(&self) -> KvResult<(GateGuard, RwTxn<'_>)> {
+        let mut tries = 0;
+        loop {
+            let gate = self.gate.read_arc();
+            match self.env.write_txn() {
+                Ok(txn) => return Ok((gate, txn)),
+                Err(e) if is_map_resized(&e) && tries < 3 => {
+                    tries += 1;
+                    drop(gate);
+                    self.adopt_map_size()?;
+                }
+                Err(e) => return Err(storage(e)),
+            }
+        }
+    }
+}
+
+/// A read snapshot of an [`LmdbBackend`].
+pub struct LmdbSnapshot {
+    // Field order matters: the transaction must end before the gate guard is released.
+    txn: RoTxn<'static, WithoutTls>,
+    dbs: Arc<[Db]>,
+    _gate: GateGuard,
+}
+
+impl std::fmt::Debug for LmdbSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmdbSnapshot")
+            .field("txn_id", &self.txn.id())
+            .finish()
+    }
+}
+
+/// Ordered iterator over an LMDB table, borrowing keys and values from the map.
+pub enum LmdbIter<'t> {
+    /// Ascending iteration.
+    Forward(RoRange<'t, Bytes, Bytes>),
+    /// Descending iteration.
+    Backward(RoRevRange<'t, Bytes, Bytes>),
+    /// Exhausted, or nothing to return.
+    Empty,
+}
+
+impl std::fmt::Debug for LmdbIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LmdbIter::Forward(_) => "LmdbIter::Forward",
+            LmdbIter::Backward(_) => "LmdbIter::Backward",
+            LmdbIter::Empty => "LmdbIter::Empty",
+        })
+    }
+}
+
+impl<'t> Iterator for LmdbIter<'t> {
+    type Item = KvResult<KvPair<'t>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = match self {
+            LmdbIter::Forward(it) => it.next(),
+            LmdbIter::Backward(it) => it.next(),
+            LmdbIter::Empty => None,
+        };
+        match item {
+            Some(Ok(pair)) => Some(Ok(pair)),
+            Some(Err(e)) => {
+                *self = LmdbIter::Empty;
+                Some(Err(storage(e)))
+            }
+            None => {
+                *self = LmdbIter::Empty;
+                None
+            }
+        }
+    }
+}
+
+fn get_in<'t>(txn: &'t RoTxn<'_>, db: Db, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+    check_key(key, MAX_KEY_LEN)?;
+    db.get(txn, key).map_err(storage)
+}
+
+fn range_in<'t>(
+    txn: &'t RoTxn<'_>,
+    db: Db,
+    lower: Bound<&[u8]>,
+    upper: Bound<&[u8]>,
+    direction: Direction,
+) -> KvResult<LmdbIter<'t>> {
+    let Some(bounds) = storable_bounds(lower, upper, MAX_KEY_LEN) else {
+        return Ok(LmdbIter::Empty);
+    };
+    Ok(match direction {
+        Direction::Forward => LmdbIter::Forward(db.range(txn, &bounds).map_err(storage)?),
+        Direction::Backward => LmdbIter::Backward(db.rev_range(txn, &bounds).map_err(storage)?),
+    })
+}
+
+impl ReadTxn for LmdbSnapshot {
+    type Iter<'t> = LmdbIter<'t>;
+
+    fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+        let db = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        get_in(&self.txn, db, key)
+    }
+
+    fn range<'t>(
+        &'t self,
+        table: TableId,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+    ) -> KvResult<LmdbIter<'t>> {
+        let db = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        range_in(&self.txn, db, lower, upper, direction)
+    }
+}
+
+/// One write as the caller made it, borrowed.
+#[derive(Clone, Copy)]
+enum Op<'a> {
+    Put(TableId, &'a [u8], &'a [u8]),
+    Append(TableId, &'a [u8], &'a [u8]),
+    Delete(TableId, &'a [u8]),
+    Clear(TableId),
+}
+
+/// One entry of the replay log, owned.
+enum LogOp {
+    Put(TableId, Vec<u8>, Vec<u8>),
+    Append(TableId, Vec<u8>, Vec<u8>),
+    Delete(TableId, Vec<u8>),
+    Clear(TableId),
+}
+
+impl Op<'_> {
+    fn table(self) -> TableId {
+        match self {
+            Op::Put(t, ..) | Op::Append(t, ..) | Op::Delete(t, _) | Op::Clear(t) => t,
+        }
+    }
+
+    fn size(self) -> usize {
+        LOG_ENTRY_OVERHEAD
+            + match self {
+                Op::Put(_, k, v) | Op::Append(_, k, v) => k.len() + v.len(),
+                Op::Delete(_, k) => k.len(),
+                Op::Clear(_) => 0,
+            }
+    }
+
+    fn to_owned(self) -> LogOp {
+        match self {
+            Op::Put(t, k, v) => LogOp::Put(t, k.to_vec(), v.to_vec()),
+            Op::Append(t, k, v) => LogOp::Append(t, k.to_vec(), v.to_vec()),
+            Op::Delete(t, k) => LogOp::Delete(t, k.to_vec()),
+            Op::Clear(t) => LogOp::Clear(t),
+        }
+    }
+}
+
+impl LogOp {
+    fn borrow(&self) -> Op<'_> {
+        match self {
+            LogOp::Put(t, k, v) => Op::Put(*t, k, v),
+            LogOp::Append(t, k, v) => Op::Append(*t, k, v),
+            LogOp::Delete(t, k) => Op::Delete(*t, k),
+            LogOp::Clear(t) => Op::Clear(*t),
+        }
+    }
+}
+
+/// Applies one write to an LMDB transaction; returns whether a deleted key existed.
+fn apply(txn: &mut RwTxn<'_>, dbs: &[Db], op: Op<'_>) -> heed::Result<bool> {
+    let Some(db) = dbs.get(op.table()) else {
+        return Ok(false);
+    };
+    match op {
+        Op::Put(_, k, v) => db.put(txn, k, v).map(|()| true),
+        Op::Append(_, k, v) => match db.put_with_flags(txn, PutFlags::APPEND, k, v) {
+            Err(heed::Error::Mdb(MdbError::KeyExist)) => db.put(txn, k, v).map(|()| true),
+            other => other.map(|()| true),
+        },
+        Op::Delete(_, k) => db.delete(txn, k),
+        Op::Clear(_) => db.clear(txn).map(|()| true),
+    }
+}
+
+/// The write transaction of an [`LmdbBackend`].
+pub struct LmdbWrite<'e> {
+    backend: &'e LmdbBackend,
+    txn: Option<RwTxn<'e>>,
+    gate: Option<GateGuard>,
+    log: Vec<LogOp>,
+    log_bytes: usize,
+    log_truncated: bool,
+    undo: UndoLog,
+    failed: Option<String>,
+    _writer: MutexGuard<'e, ()>,
+}
+
+impl std::fmt::Debug for LmdbWrite<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmdbWrite")
+            .field("log_entries", &self.log.len())
+            .field("log_bytes", &self.log_bytes)
+            .field("nested_depth", &self.undo.depth())
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'e> LmdbWrite<'e> {
+    fn txn(&self) -> KvResult<&RwTxn<'e>> {
+        match (&self.txn, &self.failed) {
+            (Some(txn), None) => Ok(txn),
+            (_, Some(reason)) => Err(KvError::MapFull(reason.clone())),
+            (None, None) => Err(KvError::Storage("the write transaction is closed".into())),
+        }
+    }
+
+    /// Runs one write, growing the map and replaying the log when it is full, then logs it.
+    fn exec(&mut self, op: Op<'_>) -> KvResult<bool> {
+        let mut rounds = 0;
+        let result = loop {
+            self.txn()?;
+            let Some(txn) = self.txn.as_mut() else {
+                return Err(KvError::Storage("the write transaction is closed".into()));
+            };
+            match apply(txn, &self.backend.dbs, op) {
+                Ok(r) => break r,
+                Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
+                    rounds += 1;
+                    self.recover(op.size())?;
+                }
+                Err(e) if is_map_full(&e) => {
+                    return Err(self.fail(KvError::MapFull(format!(
+                        "the map is still full after {rounds} resizes"
+                    ))));
+                }
+                Err(e) => return Err(storage(e)),
+            }
+        };
+        self.log(op);
+        Ok(result)
+    }
+
+    fn log(&mut self, op: Op<'_>) {
+        if self.log_truncated {
+            return;
+        }
+        self.log_bytes = self.log_bytes.saturating_add(op.size());
+        if self.log_bytes > self.backend.replay_limit {
+            self.log_truncated = true;
+            self.log = Vec::new();
+            tracing::debug!(
+                limit = self.backend.replay_limit,
+                "write transaction exceeded the replay limit; it cannot survive a map resize"
+            );
+        } else {
+            self.log.push(op.to_owned());
+        }
+    }
+
+    /// Marks the transaction as failed: every later call reports `err`'s reason.
+    fn fail(&mut self, err: KvError) -> KvError {
+        self.txn = None;
+        self.gate = None;
+        let reason = match &err {
+            KvError::MapFull(r) => r.clone(),
+            other => other.to_string(),
+        };
+        self.failed = Some(reason);
+        err
+    }
+
+    /// After `MDB_MAP_FULL`: grows the map and rebuilds the transaction from the replay log.
+    fn recover(&mut self, needed: usize) -> KvResult<()> {
+        match self.grow_and_replay(needed) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn grow_and_replay(&mut self, needed: usize) -> KvResult<()> {
+        let backend = self.backend;
+        for _ in 0..MAX_GROW_ROUNDS {
+            // LMDB requires a transaction that hit MDB_MAP_FULL to be aborted; the gate guard
+            // goes too, or the resize would wait for this very transaction.
+            self.txn = None;
+            self.gate = None;
+            if self.log_truncated {
+                // Grow anyway so that running the transaction again succeeds.
+                if let Err(e) = backend.grow(needed, GROW_TIMEOUT) {
+                    tracing::warn!(error = %e, "could not grow the LMDB map");
+                }
+                return Err(KvError::MapFull(format!(
+                    "the write transaction filled the map after writing more than the \
+                     {}-byte replay limit, so it could not be replayed after growing the \
+                     map; it was aborted and must be run again",
+                    backend.replay_limit
+                )));
+            }
+            backend.grow(self.log_bytes.saturating_add(needed), GROW_TIMEOUT)?;
+            let (gate, mut txn) = backend.begin_rw()?;
+            self.gate = Some(gate);
+            let mut replayed = Ok(());
+            for op in &self.log {
+                if let Err(e) = apply(&mut txn, &backend.dbs, op.borrow()) {
+                    replayed = Err(e);
+                    break;
+                }
+            }
+            match replayed {
+                Ok(()) => {
+                    self.txn = Some(txn);
+                    return Ok(());
+                }
+                Err(e) if is_map_full(&e) => continue,
+                Err(e) => return Err(storage(e)),
+            }
+        }
+        Err(KvError::MapFull(
+            "the map is still too small after repeated resizes".into(),
+        ))
+    }
+
+    fn check_table(&self, table: TableId) -> KvResult<Db> {
+        self.backend.db(table)
+    }
+
+    /// The current value of `key`, owned, for the undo log.
+    fn current(&self, db: Db, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
+        Ok(db
+            .get(self.txn()?, key)
+            .map_err(storage)?
+            .map(<[u8]>::to_vec))
+    }
+}
+
+impl ReadTxn for LmdbWrite<'_> {
+    type Iter<'t>
+        = LmdbIter<'t>
+    where
+        Self: 't;
+
+    fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+        let db = self.check_table(table)?;
+        get_in(self.txn()?, db, key)
+    }
+
+    fn range<'t>(
+        &'t self,
+        table: TableId,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+    ) -> KvResult<LmdbIter<'t>> {
+        let db = self.check_table(table)?;
+        range_in(self.txn()?, db, lower, upper, direction)
+    }
+}
+
+impl WriteTxn for LmdbWrite<'_> {
+    fn put(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
+        check_key(key, MAX_KEY_LEN)?;
+        let db = self.check_table(table)?;
+        if self.undo.active() {
+            let old = self.current(db, key)?;
+            self.undo.record(table, key, old);
+        }
+        self.exec(Op::Put(table, key, value)).map(|_| ())
+    }
+
+    fn append(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
+        check_key(key, MAX_KEY_LEN)?;
+        let db = self.check_table(table)?;
+        if self.undo.active() {
+            let old = self.current(db, key)?;
+            self.undo.record(table, key, old);
+        }
+        self.exec(Op::Append(table, key, value)).map(|_| ())
+    }
+
+    fn delete(&mut self, table: TableId, key: &[u8]) -> KvResult<bool> {
+        check_key(key, MAX_KEY_LEN)?;
+        let db = self.check_table(table)?;
+        if self.undo.active() {
+            let Some(old) = self.current(db, key)? else {
+                return Ok(false);
+            };
+            self.undo.record(table, key, Some(old));
+        }
+        self.exec(Op::Delete(table, key))
+    }
+
+    fn clear(&mut self, table: TableId) -> KvResult<()> {
+        let db = self.check_table(table)?;
+        if self.undo.active() {
+            let mut old = Vec::new();
+            for pair in db.iter(self.txn()?).map_err(storage)? {
+                let (k, v) = pair.map_err(storage)?;
+                old.push((k.to_vec(), v.to_vec()));
+            }
+            for (k, v) in old {
+                self.undo.record(table, &k, Some(v));
+            }
+        }
+        self.exec(Op::Clear(table)).map(|_| ())
+    }
+
+    fn begin_nested(&mut self) -> KvResult<()> {
+        self.txn()?;
+        self.undo.begin();
+        Ok(())
+    }
+
+    fn commit_nested(&mut self) -> KvResult<()> {
+        self.undo.commit()
+    }
+
+    fn abort_nested(&mut self) -> KvResult<()> {
+        for entry in self.undo.abort()? {
+            match &entry.old {
+                Some(v) => self.exec(Op::Put(entry.table, &entry.key, v))?,
+                None => self.exec(Op::Delete(entry.table, &entry.key))?,
+            };
+        }
+        Ok(())
+    }
+
+    fn nested_depth(&self) -> usize {
+        self.undo.depth()
+    }
+
+    fn commit(mut self) -> KvResult<()> {
+        let mut rounds = 0;
+        loop {
+            self.txn()?;
+            let Some(txn) = self.txn.take() else {
+                return Err(KvError::Storage("the write transaction is closed".into()));
+            };
+            match txn.commit() {
+                Ok(()) => return Ok(()),
+                Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
+                    rounds += 1;
+                    self.recover(0)?;
+                }
+                Err(e) => return Err(self.fail(storage(e))),
+            }
+        }
+    }
+
+    fn abort(self) {}
+}
+
+impl Drop for LmdbWrite<'_> {
+    fn drop(&mut self) {
+        // Abort the LMDB transaction before releasing the gate, then let the next writer in.
+        self.txn = None;
+        self.gate = None;
+        self.backend.write_active.store(false, Ordering::Release);
+    }
+}
+
+impl Backend for LmdbBackend {
+    type Read = LmdbSnapshot;
+    type Write<'e> = LmdbWrite<'e>;
+
+    fn read(&self) -> KvResult<LmdbSnapshot> {
+        let mut tries = 0;
+        loop {
+            let gate = self.gate.read_arc();
+            match self.env.clone().static_read_txn() {
+                Ok(txn) => {
+                    return Ok(LmdbSnapshot {
+                        txn,
+                        dbs: self.dbs.clone(),
+                        _gate: gate,
+                    })
+                }
+                Err(e) if is_map_resized(&e) && tries < 3 => {
+                    tries += 1;
+                    drop(gate);
+                    self.adopt_map_size()?;
+                }
+                Err(e) => return Err(storage(e)),
+            }
+        }
+    }
+
+    fn write(&self) -> KvResult<LmdbWrite<'_>> {
+        // The writer lock comes first: waiting for it while holding a gate guard could keep
+        // the current writer from growing the map.
+        let writer = self.writer.lock();
+        self.grow_early();
+        let (gate, txn) = self.begin_rw()?;
+        self.write_active.store(true, Ordering::Release);
+        Ok(LmdbWrite {
+            backend: self,
+            txn: Some(txn),
+            gate: Some(gate),
+            log: Vec::new(),
+            log_bytes: 0,
+            log_truncated: false,
+            undo: UndoLog::default(),
+            failed: None,
+            _writer: writer,
+        })
+    }
+
+    fn info(&self) -> KvResult<BackendInfo> {
+        let info = self.env.info();
+        Ok(BackendInfo {
+            name: "lmdb",
+            size_on_disk: self.env.real_disk_size().map_err(storage)?,
+            map_size: info.map_size as u64,
+            used_bytes: self.used_bytes() as u64,
+            write_active: self.write_active(),
+            resizes: self.resizes.load(Ordering::Relaxed),
+        })
+    }
+
+    fn write_active(&self) -> bool {
+        self.write_active.load(Ordering::Acquire)
+    }
+}
