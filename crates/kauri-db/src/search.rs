@@ -8,6 +8,7 @@
 //! smaller of the two sizes. A search with no usable index enumerates its scope (or, below
 //! the root, scans the `entries` table) and is counted and logged as unindexed.
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -22,7 +23,7 @@ use crate::eval::{avas_of_rdns, compile, eval, Compiled, Tri};
 use crate::filter::Filter;
 use crate::keys::read_u64_be;
 use crate::plan::{intersect, Explain, IdList, Outcome, Planner};
-use crate::read::{for_each_child, is_ancestor, node, DbRead, DnCache};
+use crate::read::{for_each_child, node, DbRead, DnCache};
 use crate::record::RecordView;
 
 /// LDAP search scopes (RFC 4511 and the `children` scope of RFC 4512 drafts / OpenLDAP).
@@ -83,6 +84,14 @@ pub struct SearchStats {
     pub returned: usize,
 }
 
+/// Index reads first try to stay below this many ids; a shorter list is checked against
+/// the scope id by id.
+const PROBE_LIMIT: usize = 256;
+/// Scopes up to this size are enumerated from the hierarchy and intersected with the index.
+const SMALL_SCOPE: usize = 4096;
+/// Index lists up to this size are checked against a large scope id by id.
+const MEDIUM_INDEX: usize = 65_536;
+
 /// Candidate ids for the filter test.
 enum Candidates {
     Ids(IdList),
@@ -116,23 +125,22 @@ impl<'d, B: Backend> DbRead<'d, B> {
             .lookup(&req.base)?
             .ok_or_else(|| DbError::NoSuchObject(req.base.to_string()))?;
         let name_of = self.name_lower_fn();
-        let mut planner = Planner {
-            kv: &self.kv,
-            cfg: &self.db.cfg,
-            name_of: &name_of,
-            explain: Explain::default(),
-        };
-        let idx = if req.scope == Scope::Base {
-            Outcome::NotIndexed
-        } else {
-            planner.plan(compiled, usize::MAX)?
-        };
-        let mut explain = planner.explain;
-        let idx = match idx {
-            Outcome::Ids(ids) => Some(ids),
-            _ => None,
-        };
         let kv = &self.kv;
+        let mut explain = Explain::default();
+        let plan = |limit: usize, explain: &mut Explain| -> DbResult<Outcome> {
+            let mut planner = Planner {
+                kv,
+                cfg: &self.db.cfg,
+                name_of: &name_of,
+                explain: Explain::default(),
+            };
+            let out = planner.plan(compiled, limit)?;
+            if matches!(out, Outcome::Ids(_)) {
+                explain.used = planner.explain.used;
+                explain.skipped = planner.explain.skipped;
+            }
+            Ok(out)
+        };
         let cands = match req.scope {
             Scope::Base => {
                 explain.scope = "base".into();
@@ -144,42 +152,104 @@ impl<'d, B: Backend> DbRead<'d, B> {
             }
             Scope::Subtree | Scope::Children if base == 0 => {
                 explain.scope = "whole tree".into();
-                match idx {
-                    Some(ids) => Candidates::Ids(ids),
-                    None => {
+                match plan(usize::MAX, &mut explain)? {
+                    Outcome::Ids(ids) => Candidates::Ids(ids),
+                    _ => {
                         explain.unindexed = true;
                         Candidates::All
                     }
                 }
             }
             scope => {
-                let cap = idx.as_ref().map_or(usize::MAX, |i| i.len().max(16));
+                let one_level = scope == Scope::OneLevel;
                 let include_base = scope == Scope::Subtree;
-                match enumerate_scope(kv, base, scope == Scope::OneLevel, include_base, cap)? {
-                    Some(scope_ids) => {
-                        explain.scope = format!("enumerated {} ids", scope_ids.len());
-                        match idx {
-                            Some(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
-                            None => {
-                                explain.unindexed = true;
-                                Candidates::Ids(scope_ids)
+                // Which candidates lie in the scope: one-level compares the parent;
+                // subtree walks up, remembering every ancestor already decided.
+                let filter_ids = |ids: Vec<u64>| -> DbResult<IdList> {
+                    let mut kept = Vec::with_capacity(ids.len());
+                    let mut known: HashMap<u64, bool> = HashMap::new();
+                    known.insert(base, true);
+                    known.insert(0, false);
+                    let mut path = Vec::new();
+                    for id in ids {
+                        let keep = if one_level {
+                            node(kv, id)?.is_some_and(|(p, _)| p == base)
+                        } else if id == base {
+                            include_base
+                        } else {
+                            path.clear();
+                            let mut cur = id;
+                            let verdict = loop {
+                                let Some((parent, _)) = node(kv, cur)? else {
+                                    break false;
+                                };
+                                if let Some(v) = known.get(&parent) {
+                                    break *v;
+                                }
+                                path.push(parent);
+                                if path.len() > 10_000 {
+                                    return Err(DbError::corrupt("hierarchy loop"));
+                                }
+                                cur = parent;
+                            };
+                            for p in &path {
+                                known.insert(*p, verdict);
                             }
+                            verdict
+                        };
+                        if keep {
+                            kept.push(id);
                         }
                     }
-                    None => {
-                        let ids = idx.unwrap_or_default();
-                        explain.scope = "ancestor check of index candidates".into();
-                        let mut kept = Vec::with_capacity(ids.len());
-                        for id in ids {
-                            let inside = match scope {
-                                Scope::OneLevel => node(kv, id)?.is_some_and(|(p, _)| p == base),
-                                _ => (include_base && id == base) || is_ancestor(kv, base, id)?,
-                            };
-                            if inside {
-                                kept.push(id);
+                    Ok(kept)
+                };
+                // The cheaper side leads: a short index list is checked against the
+                // scope id by id; a small scope is enumerated and intersected with the
+                // index (read no further than the scope is large); a large scope with a
+                // long index list is enumerated only when the index cannot narrow it.
+                let probe = plan(PROBE_LIMIT, &mut explain)?;
+                if let Outcome::Ids(ids) = probe {
+                    explain.scope = "ancestor check of index candidates".into();
+                    Candidates::Ids(filter_ids(ids)?)
+                } else if let Some(scope_ids) =
+                    enumerate_scope(kv, base, one_level, include_base, SMALL_SCOPE)?
+                {
+                    explain.scope = format!("enumerated {} ids", scope_ids.len());
+                    if probe == Outcome::NotIndexed {
+                        explain.unindexed = true;
+                        Candidates::Ids(scope_ids)
+                    } else {
+                        match plan(scope_ids.len().max(PROBE_LIMIT), &mut explain)? {
+                            Outcome::Ids(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
+                            _ => Candidates::Ids(scope_ids),
+                        }
+                    }
+                } else {
+                    let idx = if probe == Outcome::NotIndexed {
+                        Outcome::NotIndexed
+                    } else {
+                        plan(MEDIUM_INDEX, &mut explain)?
+                    };
+                    match idx {
+                        Outcome::Ids(ids) => {
+                            explain.scope = "ancestor check of index candidates".into();
+                            Candidates::Ids(filter_ids(ids)?)
+                        }
+                        other => {
+                            let all =
+                                enumerate_scope(kv, base, one_level, include_base, usize::MAX)?
+                                    .unwrap_or_default();
+                            explain.scope = format!("enumerated {} ids", all.len());
+                            if other == Outcome::NotIndexed {
+                                explain.unindexed = true;
+                                Candidates::Ids(all)
+                            } else {
+                                match plan(all.len(), &mut explain)? {
+                                    Outcome::Ids(ids) => Candidates::Ids(intersect(&all, &ids)),
+                                    _ => Candidates::Ids(all),
+                                }
                             }
                         }
-                        Candidates::Ids(kept)
                     }
                 }
             }

@@ -1,0 +1,154 @@
+//! `kauri db …`: care of a local database — statistics, re-index and consistency check.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use kauri_db::check::CheckReport;
+use kauri_db::Db;
+use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
+use kauri_kv::Backend;
+
+use crate::profile::directory_config;
+
+/// Opens an existing database folder (refusing to create one by accident).
+pub fn open_existing(dir: &Path) -> Result<Db<LmdbBackend>> {
+    if !dir.join("data.mdb").exists() {
+        anyhow::bail!(
+            "no database in {} (expected {})",
+            dir.display(),
+            dir.join("data.mdb").display()
+        );
+    }
+    Db::open_lmdb(dir, directory_config(), LmdbOptions::default())
+        .with_context(|| format!("opening the database in {}", dir.display()))
+}
+
+fn progress_bar(show: bool, what: &str) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{msg:>10} [{bar:40}] {pos}/{len} records ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+/// `kauri db reindex`.
+pub fn reindex(dir: &Path, json: bool) -> Result<()> {
+    let db = open_existing(dir)?;
+    let pb = progress_bar(!json, "re-index");
+    let t = std::time::Instant::now();
+    let progress = |done: u64, total: u64| {
+        pb.set_length(total);
+        pb.set_position(done);
+    };
+    let stats = db.reindex(Some(&progress))?;
+    pb.finish_and_clear();
+    let secs = t.elapsed().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"records": stats.records, "index_keys": stats.index_keys, "seconds": secs})
+        );
+    } else {
+        println!(
+            "re-indexed {} records ({} index keys) in {secs:.2} s",
+            stats.records, stats.index_keys
+        );
+    }
+    Ok(())
+}
+
+/// `kauri db check`; returns whether the database is consistent (after fixing, with `fix`).
+pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
+    let db = open_existing(dir)?;
+    let pb = progress_bar(!json, "check");
+    let progress = |done: u64, total: u64| {
+        pb.set_length(total);
+        pb.set_position(done);
+    };
+    let report: CheckReport = db.check(fix, Some(&progress))?;
+    pb.finish_and_clear();
+    if json {
+        let problems: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "records": report.records,
+                "index_keys": report.index_keys,
+                "clean": report.is_clean(),
+                "fixed": report.fixed,
+                "problems": problems,
+                "more_problems": report.more_problems,
+            })
+        );
+    } else {
+        for p in &report.problems {
+            println!("{p}");
+        }
+        if report.more_problems > 0 {
+            println!("… and {} more problems", report.more_problems);
+        }
+        let state = if report.is_clean() {
+            "consistent"
+        } else {
+            "NOT consistent"
+        };
+        let fixed = if report.fixed { " after repair" } else { "" };
+        println!(
+            "checked {} records and {} index keys: {state}{fixed}",
+            report.records, report.index_keys
+        );
+    }
+    Ok(report.is_clean())
+}
+
+/// `kauri db stats`.
+pub fn stats(dir: &Path, json: bool) -> Result<()> {
+    let db = open_existing(dir)?;
+    let info = db.kv().info()?;
+    let r = db.read()?;
+    let records = r.search_count(&kauri_db::SearchRequest::new(
+        kauri_db::Dn::root(),
+        kauri_db::Scope::Subtree,
+        kauri_db::Filter::And(Vec::new()),
+    ))?;
+    let usn = r.usn()?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "backend": info.name,
+                "records": records,
+                "highest_usn": usn,
+                "size_on_disk": info.size_on_disk,
+                "map_size": info.map_size,
+                "used_bytes": info.used_bytes,
+            })
+        );
+    } else {
+        println!("backend          {}", info.name);
+        println!("records          {records}");
+        println!("highest USN      {usn}");
+        println!(
+            "size on disk     {:.1} MiB",
+            info.size_on_disk as f64 / 1048576.0
+        );
+        println!(
+            "pages in use     {:.1} MiB",
+            info.used_bytes as f64 / 1048576.0
+        );
+        println!(
+            "map size         {:.1} MiB",
+            info.map_size as f64 / 1048576.0
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! The `kauri` command: database care and benchmarks today; the server, domain management
+//! and traffic tools grow here.
+
+mod bench_db;
+mod dbcmd;
+mod populate;
+mod profile;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Kauri: an Active Directory-compatible domain controller.
+#[derive(Debug, Parser)]
+#[command(name = "kauri", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Benchmarks with published numbers.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+    /// Care of a local database folder.
+    Db {
+        #[command(subcommand)]
+        what: DbCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// The directory database at 10k and 100k users (about 23k and 230k records).
+    Db {
+        /// User counts to run at, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000])]
+        users: Vec<usize>,
+        /// Folder for the benchmark databases.
+        #[arg(long, default_value = "bench-data")]
+        dir: PathBuf,
+        /// Keep the databases afterwards.
+        #[arg(long)]
+        keep: bool,
+        /// Equality searches per run.
+        #[arg(long, default_value_t = 50_000)]
+        searches: usize,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DbCommand {
+    /// Rebuild every index and the hierarchy tables from the records.
+    Reindex {
+        /// The database folder.
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify indexes and hierarchy against the records; exit code 1 when inconsistent.
+    Check {
+        /// The database folder.
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Repair what a re-index repairs.
+        #[arg(long)]
+        fix: bool,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Records, USN, sizes.
+    Stats {
+        /// The database folder.
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bench {
+            what:
+                BenchCommand::Db {
+                    users,
+                    dir,
+                    keep,
+                    searches,
+                    json,
+                },
+        } => {
+            let opts = bench_db::BenchOptions {
+                scales: users,
+                dir,
+                keep,
+                searches,
+                progress: !json,
+            };
+            let reports = bench_db::run(&opts)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&reports)?);
+            } else {
+                print!("{}", bench_db::markdown(&reports));
+            }
+        }
+        Command::Db { what } => match what {
+            DbCommand::Reindex { data, json } => dbcmd::reindex(&data, json)?,
+            DbCommand::Check { data, fix, json } => {
+                if !dbcmd::check(&data, fix, json)? {
+                    std::process::exit(1);
+                }
+            }
+            DbCommand::Stats { data, json } => dbcmd::stats(&data, json)?,
+        },
+    }
+    Ok(())
+}
