@@ -137,7 +137,7 @@ fn run_scale(users: usize, dir: &Path, opts: &BenchOptions) -> Result<ScaleRepor
             w.add(e)?;
         }
         records += 1;
-        if records % 1024 == 0 {
+        if records.is_multiple_of(1024) {
             pb.set_position(records);
         }
         Ok(())

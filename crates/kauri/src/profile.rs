@@ -7,12 +7,8 @@ use kauri_db::{DbConfig, IndexFlags, Syntax};
 pub fn directory_config() -> DbConfig {
     let mut cfg = DbConfig::default();
     let s = &mut cfg.schema;
-    for a in ["objectGUID"] {
-        s.set(a, Syntax::Guid);
-    }
-    for a in ["objectSid"] {
-        s.set(a, Syntax::Sid);
-    }
+    s.set("objectGUID", Syntax::Guid);
+    s.set("objectSid", Syntax::Sid);
     for a in [
         "userAccountControl",
         "instanceType",
