@@ -63,6 +63,10 @@ impl<B: Backend> Db<B> {
     /// and re-indexing when the index configuration changed since the last open.
     pub fn open(kv: B, mut cfg: DbConfig) -> DbResult<Db<B>> {
         cfg.max_index_key_len = cfg.max_index_key_len.min(kv.max_key_len());
+        if let Some((created, changed)) = cfg.usn_attributes.clone() {
+            cfg.schema.set(&created, crate::syntax::Syntax::Integer);
+            cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
+        }
         let mut w = kv.write()?;
         let format = w.get(T_META, meta::FORMAT)?.map(|v| v.to_vec());
         let fingerprint = cfg.index_fingerprint();

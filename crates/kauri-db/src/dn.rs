@@ -140,6 +140,15 @@ impl Ava {
 impl Rdn {
     /// Builds an RDN from already-validated AVAs.
     fn build(avas: Vec<Ava>) -> Rdn {
+        if let [one] = avas.as_slice() {
+            let attr = strip_oid_prefix(&one.attr);
+            let value = crate::syntax::casefold_cow(&one.value);
+            let mut norm = String::with_capacity(attr.len() + 1 + value.len() + 4);
+            norm.extend(attr.chars().map(|c| c.to_ascii_lowercase()));
+            norm.push('=');
+            escape_value(&value, &mut norm);
+            return Rdn { avas, norm };
+        }
         let mut parts: Vec<(String, String)> = avas.iter().map(Ava::norm_parts).collect();
         parts.sort();
         let mut norm = String::new();

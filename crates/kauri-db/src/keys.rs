@@ -155,9 +155,31 @@ pub fn value_prefix(attr: u32, norm: &[u8], max_key_len: usize) -> Vec<u8> {
 
 /// A full value index key: [`value_prefix`] followed by the record id.
 pub fn value_key(attr: u32, norm: &[u8], id: u64, max_key_len: usize) -> Vec<u8> {
-    let mut k = value_prefix(attr, norm, max_key_len);
-    k.extend_from_slice(&id.to_be_bytes());
+    let mut k = Vec::with_capacity(norm.len() + 17);
+    value_key_into(&mut k, attr, norm, id, max_key_len);
     k
+}
+
+/// Writes a full value index key into `out` (cleared first), reusing its allocation.
+pub fn value_key_into(out: &mut Vec<u8>, attr: u32, norm: &[u8], id: u64, max_key_len: usize) {
+    out.clear();
+    out.extend_from_slice(&value_head(attr));
+    // head (5) + terminator (2) + id (8)
+    let room = 5 + max_key_len.saturating_sub(15);
+    let mut cut = false;
+    for &b in norm {
+        let need = if b == 0 { 2 } else { 1 };
+        if out.len() + need > room {
+            cut = true;
+            break;
+        }
+        out.push(b);
+        if b == 0 {
+            out.push(0xff);
+        }
+    }
+    out.extend_from_slice(if cut { &TERM_CUT } else { &TERM_FULL });
+    out.extend_from_slice(&id.to_be_bytes());
 }
 
 /// The prefix that every value key of a value starting with `norm_initial` starts with
@@ -276,6 +298,15 @@ mod tests {
         assert!(k.len() <= 40);
         assert!(k[k.len() - 10..k.len() - 8] == TERM_CUT);
         assert_eq!(read_id_suffix(&k), Some(9));
+        let mut buf = vec![9u8; 3];
+        for v in [&b"ab"[..], &[0, 0, 1][..], &[7u8; 600][..]] {
+            value_key_into(&mut buf, 4, v, 77, 64);
+            assert_eq!(buf, value_key(4, v, 77, 64));
+            assert_eq!(
+                value_key(4, v, 77, 64),
+                [value_prefix(4, v, 64), 77u64.to_be_bytes().to_vec()].concat()
+            );
+        }
         let rk = tree_key(3, &"x".repeat(600), 511);
         assert!(rk.len() <= 511);
     }

@@ -7,23 +7,25 @@
 //! offset 0   u8      magic 0x4b ('K')
 //! offset 1   u8      format version (1)
 //! offset 2   u8      flags (0; reserved)
-//! offset 3   u64 BE  parent id (0 = below the root DN)
-//!            varint  RDN text length, then the RDN text (UTF-8, as given)
+//! offset 3   u64 BE  parent id (0 = a naming context, below the root DN)
+//!            varint  name length, then the name: the RDN text as given (UTF-8), or the
+//!                    whole DN text for a naming context
 //!            varint  n = number of attributes
-//!            n × 13  attribute directory, sorted by attribute id:
-//!                      u32 attribute id, u8 flags, u32 value count, u32 offset of the
-//!                      attribute's values within the value area
+//!            n × 8   attribute directory, sorted by attribute id:
+//!                      u32 attribute id, u32 offset of the attribute in the value area
 //!            varint  value area length, then the value area
-//!            stamps  one per attribute in directory order, five varints each:
-//!                      version, local USN, originating USN, originating time (Unix
-//!                      seconds), originating invocation (0 = this database)
+//!            stamps  the record's common stamp (five varints: version, local USN,
+//!                    originating USN, originating time in Unix seconds, originating
+//!                    invocation, 0 = this database), then one byte per attribute in
+//!                    directory order: 0 = the common stamp applies, 1 = five varints of
+//!                    the attribute's own stamp follow
 //! ```
 //!
-//! Values of one attribute are stored back to back as `varint len, raw bytes`; when the
-//! directory flag [`ATTR_HAS_NORM`] is set, each raw value is followed by `varint tag`
-//! and, if `tag > 0`, `tag - 1` bytes of the normalized form (tag 0: the normalized form
-//! equals the raw value). Normalized forms are computed once, at write time, so the read
-//! path compares bytes and never case-folds stored data.
+//! At its offset, an attribute holds `varint count`, `u8 flags` and its values back to
+//! back as `varint len, raw bytes`; when the flag [`ATTR_HAS_NORM`] is set, each raw value
+//! is followed by `varint tag` and, if `tag > 0`, `tag - 1` bytes of the normalized form
+//! (tag 0: the normalized form equals the raw value). Normalized forms are computed once,
+//! at write time, so the read path compares bytes and never case-folds stored data.
 //!
 //! The fixed-size directory lets a reader find one attribute by binary search and decode
 //! only the attributes it needs; values are slices of the stored bytes (zero-copy).
@@ -42,7 +44,7 @@ pub const FORMAT_VERSION: u8 = 1;
 pub const ATTR_HAS_NORM: u8 = 1;
 
 const HEADER_FIXED: usize = 11;
-const DIR_ENTRY: usize = 13;
+const DIR_ENTRY: usize = 8;
 
 /// Replication metadata of one attribute (AD's replPropertyMetaData), kept from the first
 /// format version so that replication never needs every record rewritten.
@@ -145,7 +147,10 @@ impl OwnedRecord {
         let mut dir = Vec::with_capacity(self.attrs.len() * DIR_ENTRY);
         for a in &self.attrs {
             let has_norm = a.values.iter().any(|v| v.norm.is_some());
-            let offset = area.len() as u32;
+            dir.extend_from_slice(&a.id.to_le_bytes());
+            dir.extend_from_slice(&(area.len() as u32).to_le_bytes());
+            put_varint(&mut area, a.values.len() as u64);
+            area.push(if has_norm { ATTR_HAS_NORM } else { 0 });
             for v in &a.values {
                 put_varint(&mut area, v.raw.len() as u64);
                 area.extend_from_slice(&v.raw);
@@ -159,13 +164,10 @@ impl OwnedRecord {
                     }
                 }
             }
-            dir.extend_from_slice(&a.id.to_le_bytes());
-            dir.push(if has_norm { ATTR_HAS_NORM } else { 0 });
-            dir.extend_from_slice(&(a.values.len() as u32).to_le_bytes());
-            dir.extend_from_slice(&offset.to_le_bytes());
         }
+        let common = self.common_stamp();
         let mut out = Vec::with_capacity(
-            HEADER_FIXED + 16 + self.rdn.len() + dir.len() + area.len() + self.attrs.len() * 12,
+            HEADER_FIXED + 24 + self.rdn.len() + dir.len() + area.len() + self.attrs.len() + 24,
         );
         out.push(MAGIC);
         out.push(FORMAT_VERSION);
@@ -177,20 +179,62 @@ impl OwnedRecord {
         out.extend_from_slice(&dir);
         put_varint(&mut out, area.len() as u64);
         out.extend_from_slice(&area);
+        put_stamp(&mut out, &common);
         for a in &self.attrs {
-            let s = a.stamp;
-            for v in [
-                s.version,
-                s.local_usn,
-                s.orig_usn,
-                s.orig_time,
-                s.orig_invocation,
-            ] {
-                put_varint(&mut out, v);
+            if a.stamp == common {
+                out.push(0);
+            } else {
+                out.push(1);
+                put_stamp(&mut out, &a.stamp);
             }
         }
         out
     }
+
+    /// The stamp most attributes share (the one written once).
+    fn common_stamp(&self) -> Stamp {
+        let mut best = (0usize, Stamp::default());
+        for (i, a) in self.attrs.iter().enumerate() {
+            if self.attrs[..i].iter().any(|b| b.stamp == a.stamp) {
+                continue;
+            }
+            let n = self.attrs[i..]
+                .iter()
+                .filter(|b| b.stamp == a.stamp)
+                .count();
+            if n > best.0 {
+                best = (n, a.stamp);
+            }
+        }
+        best.1
+    }
+}
+
+fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
+    for v in [
+        s.version,
+        s.local_usn,
+        s.orig_usn,
+        s.orig_time,
+        s.orig_invocation,
+    ] {
+        put_varint(out, v);
+    }
+}
+
+fn get_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
+    let mut f = [0u64; 5];
+    for slot in &mut f {
+        *slot =
+            get_varint(bytes, pos).ok_or_else(|| DbError::corrupt("record stamps truncated"))?;
+    }
+    Ok(Stamp {
+        version: f[0],
+        local_usn: f[1],
+        orig_usn: f[2],
+        orig_time: f[3],
+        orig_invocation: f[4],
+    })
 }
 
 /// A record read in place: header parsed, attributes decoded on demand.
@@ -295,14 +339,16 @@ impl<'a> RecordView<'a> {
     fn dir_entry(&self, i: usize) -> Option<AttrView<'a>> {
         let e = self.dir.get(i * DIR_ENTRY..(i + 1) * DIR_ENTRY)?;
         let id = u32::from_le_bytes(e.get(0..4)?.try_into().ok()?);
-        let flags = *e.get(4)?;
-        let count = u32::from_le_bytes(e.get(5..9)?.try_into().ok()?);
-        let offset = u32::from_le_bytes(e.get(9..13)?.try_into().ok()?) as usize;
+        let offset = u32::from_le_bytes(e.get(4..8)?.try_into().ok()?) as usize;
+        let data = self.area.get(offset..)?;
+        let mut pos = 0;
+        let count = u32::try_from(get_varint(data, &mut pos)?).ok()?;
+        let flags = *data.get(pos)?;
         Some(AttrView {
             id,
             count,
             has_norm: flags & ATTR_HAS_NORM != 0,
-            data: self.area.get(offset..)?,
+            data: data.get(pos + 1..)?,
         })
     }
 
@@ -330,19 +376,18 @@ impl<'a> RecordView<'a> {
     /// The replication stamps, in directory order.
     pub fn stamps(&self) -> DbResult<Vec<Stamp>> {
         let mut pos = self.stamps_at;
+        let common = get_stamp(self.bytes, &mut pos)?;
         let mut out = Vec::with_capacity(self.len());
         for _ in 0..self.len() {
-            let mut f = [0u64; 5];
-            for slot in &mut f {
-                *slot = get_varint(self.bytes, &mut pos)
-                    .ok_or_else(|| DbError::corrupt("record stamps truncated"))?;
-            }
-            out.push(Stamp {
-                version: f[0],
-                local_usn: f[1],
-                orig_usn: f[2],
-                orig_time: f[3],
-                orig_invocation: f[4],
+            let tag = *self
+                .bytes
+                .get(pos)
+                .ok_or_else(|| DbError::corrupt("record stamps truncated"))?;
+            pos += 1;
+            out.push(match tag {
+                0 => common,
+                1 => get_stamp(self.bytes, &mut pos)?,
+                _ => return Err(DbError::corrupt("record stamp tag unknown")),
             });
         }
         Ok(out)

@@ -27,18 +27,32 @@ const BATCH: usize = 4096;
 pub type Progress<'a> = &'a dyn Fn(u64, u64);
 
 /// An arena of byte keys that are sorted once and then written in order.
+///
+/// Each key is remembered as its first 16 bytes (as a big-endian integer, so most
+/// comparisons are one integer compare), its offset and its length; large sorts use both
+/// cores.
 #[derive(Debug, Default)]
 pub struct KeySorter {
     data: Vec<u8>,
-    keys: Vec<(u64, u32, u32)>,
+    keys: Vec<(u128, u32, u32)>,
     budget: usize,
 }
 
-fn head8(k: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = k.len().min(8);
+fn head16(k: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    let n = k.len().min(16);
     b[..n].copy_from_slice(&k[..n]);
-    u64::from_be_bytes(b)
+    u128::from_be_bytes(b)
+}
+
+fn key_in<'d>(data: &'d [u8], e: &(u128, u32, u32)) -> &'d [u8] {
+    let s = e.1 as usize;
+    data.get(s..s + e.2 as usize).unwrap_or(&[])
+}
+
+fn cmp_entries(data: &[u8], a: &(u128, u32, u32), b: &(u128, u32, u32)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+        .then_with(|| key_in(data, a).cmp(key_in(data, b)))
 }
 
 impl KeySorter {
@@ -55,7 +69,7 @@ impl KeySorter {
     pub fn push(&mut self, key: &[u8]) {
         let start = self.data.len() as u32;
         self.data.extend_from_slice(key);
-        self.keys.push((head8(key), start, key.len() as u32));
+        self.keys.push((head16(key), start, key.len() as u32));
     }
 
     /// Number of keys held.
@@ -73,16 +87,39 @@ impl KeySorter {
         self.data.len() + self.keys.len() * 16 >= self.budget
     }
 
-    fn key(&self, e: &(u64, u32, u32)) -> &[u8] {
-        let s = e.1 as usize;
-        self.data.get(s..s + e.2 as usize).unwrap_or(&[])
+    fn key(&self, e: &(u128, u32, u32)) -> &[u8] {
+        key_in(&self.data, e)
     }
 
     /// Sorts the keys and removes duplicates.
     pub fn sort(&mut self) {
         let mut keys = std::mem::take(&mut self.keys);
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| self.key(a).cmp(self.key(b))));
-        keys.dedup_by(|a, b| a.0 == b.0 && self.key(a) == self.key(b));
+        let data = &self.data;
+        if keys.len() < 200_000 {
+            keys.sort_unstable_by(|a, b| cmp_entries(data, a, b));
+        } else {
+            let mid = keys.len() / 2;
+            let (left, right) = keys.split_at_mut(mid);
+            std::thread::scope(|s| {
+                s.spawn(|| left.sort_unstable_by(|a, b| cmp_entries(data, a, b)));
+                right.sort_unstable_by(|a, b| cmp_entries(data, a, b));
+            });
+            let mut merged = Vec::with_capacity(keys.len());
+            let (mut i, mut j) = (0, mid);
+            while i < mid && j < keys.len() {
+                if cmp_entries(data, &keys[j], &keys[i]).is_lt() {
+                    merged.push(keys[j]);
+                    j += 1;
+                } else {
+                    merged.push(keys[i]);
+                    i += 1;
+                }
+            }
+            merged.extend_from_slice(&keys[i..mid]);
+            merged.extend_from_slice(&keys[j..]);
+            keys = merged;
+        }
+        keys.dedup_by(|a, b| a.0 == b.0 && key_in(data, a) == key_in(data, b));
         self.keys = keys;
     }
 

@@ -79,6 +79,17 @@ pub fn casefold(s: &str) -> String {
     fold(s, true, true, true)
 }
 
+/// [`casefold`] that borrows its input when it is already folded.
+pub fn casefold_cow(s: &str) -> Cow<'_, str> {
+    match fold_cow(s.as_bytes(), s, true, true, true) {
+        Cow::Borrowed(_) => Cow::Borrowed(s),
+        Cow::Owned(v) => Cow::Owned(
+            String::from_utf8(v)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    }
+}
+
 /// Shared worker for case folding and whitespace collapsing.
 fn fold(s: &str, lower: bool, trim_start: bool, trim_end: bool) -> String {
     let mut out = String::with_capacity(s.len());
@@ -104,6 +115,58 @@ fn fold(s: &str, lower: bool, trim_start: bool, trim_end: bool) -> String {
         out.push(' ');
     }
     out
+}
+
+fn is_ascii_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// [`fold`] with a fast path for ASCII text: already-normalized input is borrowed without
+/// any allocation, other ASCII input is folded byte by byte.
+fn fold_cow<'a>(
+    raw: &'a [u8],
+    s: &str,
+    lower: bool,
+    trim_start: bool,
+    trim_end: bool,
+) -> Cow<'a, [u8]> {
+    if !s.is_ascii() {
+        return cow_from(raw, fold(s, lower, trim_start, trim_end));
+    }
+    let b = s.as_bytes();
+    let edge_ws = |x: Option<&u8>| x.is_some_and(|c| is_ascii_ws(*c));
+    let edges_clean = !(trim_start && edge_ws(b.first()) || trim_end && edge_ws(b.last()));
+    let clean = edges_clean
+        && !b
+            .iter()
+            .any(|&c| (lower && c.is_ascii_uppercase()) || (is_ascii_ws(c) && c != b' '))
+        && !b.windows(2).any(|w| w == b"  ");
+    if clean {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut pending_space = false;
+    let mut seen_any = false;
+    for &c in b {
+        if is_ascii_ws(c) {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && (seen_any || !trim_start) {
+            out.push(b' ');
+        }
+        pending_space = false;
+        seen_any = true;
+        out.push(if lower { c.to_ascii_lowercase() } else { c });
+    }
+    if pending_space && !trim_end && (seen_any || !trim_start) {
+        out.push(b' ');
+    }
+    if out == raw {
+        Cow::Borrowed(raw)
+    } else {
+        Cow::Owned(out)
+    }
 }
 
 /// Borrow when the normalized form equals the input, to avoid copies in the
@@ -229,11 +292,11 @@ impl Syntax {
                 }
                 let s = self.check_text(raw)?;
                 let lower = *self != Syntax::CaseExactString;
-                Ok(cow_from(raw, fold(s, lower, true, true)))
+                Ok(fold_cow(raw, s, lower, true, true))
             }
             Syntax::Ia5String => {
                 let s = self.check_text(raw)?;
-                Ok(cow_from(raw, casefold(s)))
+                Ok(fold_cow(raw, s, true, true, true))
             }
             Syntax::NumericString => {
                 if raw.is_empty() {
@@ -1132,5 +1195,19 @@ mod tests {
     fn error_message() {
         let e = Syntax::Integer.normalize(b"x").unwrap_err();
         assert!(e.to_string().starts_with("invalid integer value: "), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod fold_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn ascii_fast_path_equals_general_fold(s in "[ a-zA-Z0-9\t\r\n\x0b\x0c.,-]{0,24}", lower: bool, ts: bool, te: bool) {
+            let fast = fold_cow(s.as_bytes(), &s, lower, ts, te).into_owned();
+            prop_assert_eq!(fast, fold(&s, lower, ts, te).into_bytes());
+        }
     }
 }

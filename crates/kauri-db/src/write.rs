@@ -19,8 +19,8 @@ use crate::dn::{Dn, Rdn};
 use crate::entry::{Entry, Modification, ModifyOp};
 use crate::error::{DbError, DbResult};
 use crate::keys::{
-    id_key, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key, value_prefix,
-    TERM_CUT,
+    id_key, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key, value_key_into,
+    value_prefix, TERM_CUT,
 };
 use crate::read::{self, node_value};
 use crate::record::{OwnedRecord, OwnedValue, RecordView, Stamp};
@@ -47,6 +47,9 @@ pub struct DbWrite<'d, B: Backend> {
     added: Vec<(u32, String)>,
     added_by_name: HashMap<String, u32>,
     flags_cache: Vec<Option<IndexFlags>>,
+    given_ids: HashMap<String, u32>,
+    given_syntax: HashMap<String, Syntax>,
+    usn_ids: Option<(u32, u32)>,
     next_attr: u32,
     next_id: u64,
     usn: u64,
@@ -97,6 +100,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             added: Vec::new(),
             added_by_name: HashMap::new(),
             flags_cache: Vec::new(),
+            given_ids: HashMap::new(),
+            given_syntax: HashMap::new(),
+            usn_ids: None,
             next_attr,
             next_id,
             usn,
@@ -148,6 +154,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 self.added_by_name.remove(&name.to_ascii_lowercase());
             }
             self.next_attr = s.next_attr;
+            self.given_ids.retain(|_, id| *id < s.next_attr);
+            if self
+                .usn_ids
+                .is_some_and(|(a, b)| a >= s.next_attr || b >= s.next_attr)
+            {
+                self.usn_ids = None;
+            }
             self.next_id = s.next_id;
             self.usn = s.usn;
         }
@@ -215,9 +228,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     /// The id of an attribute, registering it if it was never stored.
     fn attr_id(&mut self, name: &str) -> DbResult<u32> {
+        if let Some(id) = self.given_ids.get(name) {
+            return Ok(*id);
+        }
         check_attr_name(name)?;
         let lower = name.to_ascii_lowercase();
         if let Some(id) = self.find_attr(&lower) {
+            self.given_ids.insert(name.to_string(), id);
             return Ok(id);
         }
         let id = self.next_attr;
@@ -230,6 +247,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             .put(T_META, &registry::id_key(id), name.as_bytes())?;
         self.added.push((id, name.to_string()));
         self.added_by_name.insert(lower, id);
+        self.given_ids.insert(name.to_string(), id);
         Ok(id)
     }
 
@@ -258,8 +276,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         f
     }
 
-    fn syntax(&self, name: &str) -> Syntax {
-        self.db.cfg.schema.syntax_of(name)
+    fn syntax(&mut self, name: &str) -> Syntax {
+        if let Some(s) = self.given_syntax.get(name) {
+            return *s;
+        }
+        let s = self.db.cfg.schema.syntax_of(name);
+        self.given_syntax.insert(name.to_string(), s);
+        s
     }
 
     fn is_usn_attr(&self, name: &str) -> bool {
@@ -271,7 +294,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     }
 
     /// Normalizes values; two values with the same normalized form are an error.
-    fn normalize(&self, attr: &str, values: Vec<Vec<u8>>) -> DbResult<Vec<OwnedValue>> {
+    fn normalize(&mut self, attr: &str, values: Vec<Vec<u8>>) -> DbResult<Vec<OwnedValue>> {
         let syn = self.syntax(attr);
         let mut out: Vec<OwnedValue> = Vec::with_capacity(values.len());
         for raw in values {
@@ -316,16 +339,30 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         which: usize,
         usn: u64,
     ) -> DbResult<Option<u32>> {
-        let Some(names) = self.db.cfg.usn_attributes.clone() else {
-            return Ok(None);
+        let ids = match self.usn_ids {
+            Some(ids) => ids,
+            None => {
+                let Some((c, m)) = self.db.cfg.usn_attributes.as_ref() else {
+                    return Ok(None);
+                };
+                let (c, m) = (c.clone(), m.clone());
+                let ids = (self.attr_id(&c)?, self.attr_id(&m)?);
+                self.usn_ids = Some(ids);
+                ids
+            }
         };
-        let name = if which == 0 { names.0 } else { names.1 };
-        let id = self.attr_id(&name)?;
+        let id = if which == 0 { ids.0 } else { ids.1 };
         let raw = usn.to_string().into_bytes();
-        let vals = self.normalize(&name, vec![raw])?;
+        let norm = Syntax::Integer
+            .normalize(&raw)
+            .map_err(|e| DbError::InvalidAttributeSyntax(e.to_string()))?
+            .into_owned();
         let stamp = self.stamp(rec.attr(id).map(|a| a.stamp).unwrap_or_default(), usn);
         let a = rec.attr_entry(id);
-        a.values = vals;
+        a.values = vec![OwnedValue {
+            raw,
+            norm: Some(norm),
+        }];
         a.stamp = stamp;
         Ok(Some(id))
     }
@@ -383,6 +420,36 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         Ok(())
     }
 
+    /// Writes one new index key, or collects it in bulk mode (writing the collection out
+    /// when it reaches its memory budget).
+    fn insert_key(&mut self, k: &[u8]) -> DbResult<()> {
+        match &mut self.deferred {
+            None => Ok(self.kv.put(T_INDEX, k, &[])?),
+            Some(sorter) => {
+                sorter.push(k);
+                if sorter.is_full() {
+                    let budget = self.db.cfg.sort_budget;
+                    if let Some(full) = self.deferred.replace(KeySorter::new(budget)) {
+                        let unique = self.unique_attrs();
+                        full.write_into(
+                            &mut self.kv,
+                            T_INDEX,
+                            &unique,
+                            self.db.cfg.max_index_key_len,
+                        )?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn unique_attrs(&mut self) -> Vec<u32> {
+        (0..self.next_attr)
+            .filter(|a| self.flags(*a).contains(IndexFlags::UNIQUE))
+            .collect()
+    }
+
     /// Applies the index difference of the given attributes between two versions of a
     /// record (`None` = the record does not exist on that side).
     fn update_indexes(
@@ -392,6 +459,8 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         new: Option<&OwnedRecord>,
         attrs: &BTreeSet<u32>,
     ) -> DbResult<()> {
+        let max = self.db.cfg.max_index_key_len;
+        let mut key = Vec::with_capacity(64);
         for &a in attrs {
             let flags = self.flags(a);
             if flags == IndexFlags::NONE {
@@ -405,6 +474,24 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 .and_then(|r| r.attr(a))
                 .map(|x| x.values.as_slice())
                 .unwrap_or(&[]);
+            if old_vals.is_empty() {
+                // Pure insert (every add): no difference to compute.
+                if flags.contains(IndexFlags::UNIQUE) && self.deferred.is_none() {
+                    for v in new_vals {
+                        self.check_unique(a, v, id)?;
+                    }
+                }
+                if flags.contains(IndexFlags::PRESENCE) && !new_vals.is_empty() {
+                    self.insert_key(&presence_key(a, id))?;
+                }
+                if flags.has_value_keys() {
+                    for v in new_vals {
+                        value_key_into(&mut key, a, v.norm(), id, max);
+                        self.insert_key(&key)?;
+                    }
+                }
+                continue;
+            }
             let mut old_keys = Vec::new();
             let mut new_keys = Vec::new();
             self.attr_keys(a, old_vals, id, &mut old_keys);
@@ -414,19 +501,16 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     self.kv.delete(T_INDEX, k)?;
                 }
             }
-            if flags.contains(IndexFlags::UNIQUE) {
+            if flags.contains(IndexFlags::UNIQUE) && self.deferred.is_none() {
                 for v in new_vals {
-                    if !old_vals.iter().any(|o| o.norm() == v.norm()) && self.deferred.is_none() {
+                    if !old_vals.iter().any(|o| o.norm() == v.norm()) {
                         self.check_unique(a, v, id)?;
                     }
                 }
             }
             for k in new_keys {
                 if !old_keys.contains(&k) {
-                    match &mut self.deferred {
-                        Some(sorter) => sorter.push(&k),
-                        None => self.kv.put(T_INDEX, &k, &[])?,
-                    }
+                    self.insert_key(&k)?;
                 }
             }
         }
@@ -910,9 +994,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     fn flush_deferred(&mut self) -> DbResult<()> {
         if let Some(sorter) = self.deferred.take() {
-            let unique: Vec<u32> = (0..self.next_attr)
-                .filter(|a| self.flags(*a).contains(IndexFlags::UNIQUE))
-                .collect();
+            let unique = self.unique_attrs();
             sorter.write_into(
                 &mut self.kv,
                 T_INDEX,
