@@ -241,8 +241,8 @@ impl<B: Backend> Db<B> {
             }
         }
         // Index: merge expected keys against the stored ones.
-        expected.sort();
-        let mut want = expected.iter().peekable();
+        let expected = expected.finish().to_vec()?;
+        let mut want = expected.iter().map(Vec::as_slice).peekable();
         for item in kv.range(
             T_INDEX,
             Bound::Unbounded,

@@ -30,6 +30,7 @@ pub mod record;
 pub mod registry;
 pub mod reindex;
 pub mod search;
+pub mod sorter;
 pub mod syntax;
 pub mod write;
 

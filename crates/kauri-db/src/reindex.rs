@@ -2,215 +2,27 @@
 //!
 //! Every record carries its parent id and RDN, so the hierarchy tables are derived data just
 //! like the attribute indexes. The records are streamed in id order in batches (never all in
-//! memory); the keys they produce go into a [`KeySorter`], an arena of keys sorted in one go
-//! and written in key order, so LMDB appends instead of inserting at random places. When
+//! memory); the keys they produce go into a [`KeySorter`] and are written in key order, so
+//! LMDB appends instead of inserting at random places. When
 //! the sorter reaches its memory budget it is written out and refilled.
 
 use std::ops::Bound;
 
-use kauri_kv::{Backend, Direction, ReadTxn, TableId, WriteTxn};
+use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 use crate::config::IndexFlags;
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
 use crate::error::{DbError, DbResult};
-use crate::keys::{
-    id_key, index_key_attr, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key,
-    TERM_CUT, TERM_FULL,
-};
+use crate::keys::{id_key, meta, presence_key, read_u64_be, tree_key, value_key_into};
 use crate::read::{self, node_value};
 use crate::record::RecordView;
+pub use crate::sorter::KeySorter;
 
 /// Records read per batch while streaming.
 const BATCH: usize = 4096;
 
 /// Progress reports: `(done, total)` records.
 pub type Progress<'a> = &'a dyn Fn(u64, u64);
-
-/// An arena of byte keys that are sorted once and then written in order.
-///
-/// Each key is remembered as its first 16 bytes (as a big-endian integer, so most
-/// comparisons are one integer compare), its offset and its length; large sorts use both
-/// cores.
-#[derive(Debug, Default)]
-pub struct KeySorter {
-    data: Vec<u8>,
-    keys: Vec<(u128, u32, u32)>,
-    budget: usize,
-}
-
-fn head16(k: &[u8]) -> u128 {
-    let mut b = [0u8; 16];
-    let n = k.len().min(16);
-    b[..n].copy_from_slice(&k[..n]);
-    u128::from_be_bytes(b)
-}
-
-fn key_in<'d>(data: &'d [u8], e: &(u128, u32, u32)) -> &'d [u8] {
-    let s = e.1 as usize;
-    data.get(s..s + e.2 as usize).unwrap_or(&[])
-}
-
-fn cmp_entries(data: &[u8], a: &(u128, u32, u32), b: &(u128, u32, u32)) -> std::cmp::Ordering {
-    a.0.cmp(&b.0)
-        .then_with(|| key_in(data, a).cmp(key_in(data, b)))
-}
-
-impl KeySorter {
-    /// A sorter that reports itself full past `budget` bytes.
-    pub fn new(budget: usize) -> KeySorter {
-        KeySorter {
-            data: Vec::new(),
-            keys: Vec::new(),
-            budget: budget.min(u32::MAX as usize / 2),
-        }
-    }
-
-    /// Adds a key.
-    pub fn push(&mut self, key: &[u8]) {
-        let start = self.data.len() as u32;
-        self.data.extend_from_slice(key);
-        self.keys.push((head16(key), start, key.len() as u32));
-    }
-
-    /// Number of keys held.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether no key is held.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// Whether the memory budget is used up.
-    pub fn is_full(&self) -> bool {
-        self.data.len() + self.keys.len() * 16 >= self.budget
-    }
-
-    fn key(&self, e: &(u128, u32, u32)) -> &[u8] {
-        key_in(&self.data, e)
-    }
-
-    /// Sorts the keys and removes duplicates.
-    pub fn sort(&mut self) {
-        let mut keys = std::mem::take(&mut self.keys);
-        let data = &self.data;
-        if keys.len() < 200_000 {
-            keys.sort_unstable_by(|a, b| cmp_entries(data, a, b));
-        } else {
-            let mid = keys.len() / 2;
-            let (left, right) = keys.split_at_mut(mid);
-            std::thread::scope(|s| {
-                s.spawn(|| left.sort_unstable_by(|a, b| cmp_entries(data, a, b)));
-                right.sort_unstable_by(|a, b| cmp_entries(data, a, b));
-            });
-            let mut merged = Vec::with_capacity(keys.len());
-            let (mut i, mut j) = (0, mid);
-            while i < mid && j < keys.len() {
-                if cmp_entries(data, &keys[j], &keys[i]).is_lt() {
-                    merged.push(keys[j]);
-                    j += 1;
-                } else {
-                    merged.push(keys[i]);
-                    i += 1;
-                }
-            }
-            merged.extend_from_slice(&keys[i..mid]);
-            merged.extend_from_slice(&keys[j..]);
-            keys = merged;
-        }
-        keys.dedup_by(|a, b| a.0 == b.0 && key_in(data, a) == key_in(data, b));
-        self.keys = keys;
-    }
-
-    /// The keys in their current order (sorted after [`KeySorter::sort`]).
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        self.keys.iter().map(|e| self.key(e))
-    }
-
-    /// Sorts and writes every key with an empty value, appending when the keys all come
-    /// after what the table holds. For attributes in `unique`, two records sharing a
-    /// value (in the batch or against the table) are a constraint violation.
-    pub fn write_into<W: WriteTxn>(
-        mut self,
-        kv: &mut W,
-        table: TableId,
-        unique: &[u32],
-        max_key: usize,
-    ) -> DbResult<()> {
-        self.sort();
-        if !unique.is_empty() {
-            self.check_unique(kv, table, unique, max_key)?;
-        }
-        let last = match kv
-            .range(
-                table,
-                Bound::Unbounded,
-                Bound::Unbounded,
-                Direction::Backward,
-            )?
-            .next()
-        {
-            Some(kv) => Some(kv?.0.to_vec()),
-            None => None,
-        };
-        let appendable = match (&last, self.keys.first()) {
-            (Some(l), Some(first)) => self.key(first) > l.as_slice(),
-            _ => true,
-        };
-        for e in &self.keys {
-            let k = self.key(e);
-            if appendable {
-                kv.append(table, k, &[])?;
-            } else {
-                kv.put(table, k, &[])?;
-            }
-        }
-        Ok(())
-    }
-
-    fn check_unique<W: WriteTxn>(
-        &self,
-        kv: &W,
-        table: TableId,
-        unique: &[u32],
-        _max_key: usize,
-    ) -> DbResult<()> {
-        let mut prev: Option<&[u8]> = None;
-        for k in self.iter() {
-            let Some(attr) = index_key_attr(k) else {
-                continue;
-            };
-            if k.first() != Some(&crate::keys::KIND_VALUE) || !unique.contains(&attr) {
-                prev = None;
-                continue;
-            }
-            let Some(value_part) = k.get(..k.len().saturating_sub(8)) else {
-                continue;
-            };
-            if value_part.ends_with(&TERM_CUT) {
-                continue;
-            }
-            if prev == Some(value_part) {
-                return Err(DbError::ConstraintViolation(format!(
-                    "attribute {attr}: a value is used by two entries"
-                )));
-            }
-            let id = read_id_suffix(k);
-            for other in kv.prefix(table, value_part, Direction::Forward)? {
-                let (ok, _) = other?;
-                if read_id_suffix(ok) != id {
-                    return Err(DbError::ConstraintViolation(format!(
-                        "attribute {attr}: a value is used by two entries"
-                    )));
-                }
-            }
-            prev = Some(value_part);
-        }
-        let _ = TERM_FULL;
-        Ok(())
-    }
-}
 
 /// Index keys of one record, as the configuration says they should be.
 pub(crate) fn record_index_keys(
@@ -220,6 +32,7 @@ pub(crate) fn record_index_keys(
     max_key: usize,
     out: &mut KeySorter,
 ) {
+    let mut key = Vec::with_capacity(64);
     for a in rec.attrs() {
         let flags = flags_of(a.id);
         if flags == IndexFlags::NONE || a.count == 0 {
@@ -230,7 +43,8 @@ pub(crate) fn record_index_keys(
         }
         if flags.has_value_keys() {
             for v in a.values() {
-                out.push(&value_key(a.id, v.norm, id, max_key));
+                value_key_into(&mut key, a.id, v.norm, id, max_key);
+                out.push(&key);
             }
         }
     }
@@ -305,6 +119,21 @@ impl<B: Backend> Db<B> {
 
     /// Rebuilds every index and the hierarchy tables from the records, in one transaction.
     pub fn reindex(&self, progress: Option<Progress<'_>>) -> DbResult<ReindexStats> {
+        // A transaction that outgrows the map after a batch write cannot be replayed into
+        // the grown map; the map has grown by then, so running it again succeeds.
+        let mut attempts = 0;
+        loop {
+            match self.reindex_once(progress) {
+                Err(DbError::Kv(kauri_kv::KvError::MapFull(reason))) if attempts < 3 => {
+                    attempts += 1;
+                    tracing::info!(%reason, "re-index outgrew the map; running it again");
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn reindex_once(&self, progress: Option<Progress<'_>>) -> DbResult<ReindexStats> {
         let mut w = self.write()?;
         let max = self.cfg.max_index_key_len;
         let flags = self.flags_by_id();
@@ -316,8 +145,8 @@ impl<B: Backend> Db<B> {
         kv.clear(T_NODES)?;
         let mut stats = ReindexStats::default();
         let mut index = KeySorter::new(self.cfg.sort_budget);
-        let mut tree: Vec<(Vec<u8>, u64)> = Vec::new();
-        let mut nodes: Vec<(u64, Vec<u8>)> = Vec::with_capacity(BATCH);
+        let mut tree: Vec<(Vec<u8>, [u8; 8])> = Vec::new();
+        let mut nodes: Vec<([u8; 8], Vec<u8>)> = Vec::with_capacity(BATCH);
         let mut last = None;
         loop {
             nodes.clear();
@@ -325,13 +154,15 @@ impl<B: Backend> Db<B> {
                 let rec = RecordView::parse(bytes)?;
                 record_index_keys(&rec, id, &mut flags_of, max, &mut index);
                 let name = read::name_norm(rec.parent(), rec.rdn())?;
-                tree.push((tree_key(rec.parent(), &name, max), id));
-                nodes.push((id, node_value(rec.parent(), rec.rdn())));
+                tree.push((tree_key(rec.parent(), &name, max), id_key(id)));
+                nodes.push((id_key(id), node_value(rec.parent(), rec.rdn())));
                 Ok(())
             })?;
-            for (id, v) in &nodes {
-                kv.append(T_NODES, &id_key(*id), v)?;
-            }
+            kv.append_batch(T_NODES, nodes.len(), &|i| {
+                nodes
+                    .get(i)
+                    .map_or((&[][..], &[][..]), |(k, v)| (&k[..], v.as_slice()))
+            })?;
             stats.records += nodes.len() as u64;
             if let Some(p) = progress {
                 p(stats.records, total);
@@ -339,12 +170,8 @@ impl<B: Backend> Db<B> {
             if index.is_full() {
                 stats.index_keys += index.len() as u64;
                 stats.spills += 1;
-                std::mem::replace(&mut index, KeySorter::new(self.cfg.sort_budget)).write_into(
-                    kv,
-                    T_INDEX,
-                    &[],
-                    max,
-                )?;
+                let full = std::mem::replace(&mut index, KeySorter::new(self.cfg.sort_budget));
+                full.finish().write_into(kv, T_INDEX, &[])?;
             }
             match next {
                 Some(l) => last = Some(l),
@@ -352,11 +179,12 @@ impl<B: Backend> Db<B> {
             }
         }
         stats.index_keys += index.len() as u64;
-        index.write_into(kv, T_INDEX, &[], max)?;
+        index.finish().write_into(kv, T_INDEX, &[])?;
         tree.sort_unstable();
-        for (k, id) in &tree {
-            kv.append(T_TREE, k, &id_key(*id))?;
-        }
+        kv.append_batch(T_TREE, tree.len(), &|i| {
+            tree.get(i)
+                .map_or((&[][..], &[][..]), |(k, v)| (k.as_slice(), &v[..]))
+        })?;
         kv.put(T_META, meta::INDEX_CONFIG, &self.cfg.index_fingerprint())?;
         w.commit()?;
         Ok(stats)

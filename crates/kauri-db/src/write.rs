@@ -25,7 +25,7 @@ use crate::keys::{
 use crate::read::{self, node_value};
 use crate::record::{OwnedRecord, OwnedValue, RecordView, Stamp};
 use crate::registry::{self, Registry};
-use crate::reindex::KeySorter;
+use crate::sorter::KeySorter;
 use crate::syntax::Syntax;
 
 /// Longest attribute description accepted.
@@ -431,12 +431,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     let budget = self.db.cfg.sort_budget;
                     if let Some(full) = self.deferred.replace(KeySorter::new(budget)) {
                         let unique = self.unique_attrs();
-                        full.write_into(
-                            &mut self.kv,
-                            T_INDEX,
-                            &unique,
-                            self.db.cfg.max_index_key_len,
-                        )?;
+                        full.finish().write_into(&mut self.kv, T_INDEX, &unique)?;
                     }
                 }
                 Ok(())
@@ -995,12 +990,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     fn flush_deferred(&mut self) -> DbResult<()> {
         if let Some(sorter) = self.deferred.take() {
             let unique = self.unique_attrs();
-            sorter.write_into(
-                &mut self.kv,
-                T_INDEX,
-                &unique,
-                self.db.cfg.max_index_key_len,
-            )?;
+            sorter.finish().write_into(&mut self.kv, T_INDEX, &unique)?;
         }
         Ok(())
     }

@@ -163,6 +163,25 @@ pub trait WriteTxn: ReadTxn {
         self.put(table, key, value)
     }
 
+    /// Stores `n` pairs whose keys ascend and all come after every key of the table (bulk
+    /// loads and re-index). `pair(i)` gives the i-th pair and may be asked again for the
+    /// same `i` (a backend may restart the batch, e.g. after growing its map). A backend may
+    /// use a faster path; keys out of order are still stored correctly. After a batch, an
+    /// LMDB transaction can no longer be replayed into a grown map, so a later `MapFull`
+    /// in the same transaction is reported instead of absorbed.
+    fn append_batch<'b>(
+        &mut self,
+        table: TableId,
+        n: usize,
+        pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
+    ) -> KvResult<()> {
+        for i in 0..n {
+            let (k, v) = pair(i);
+            self.append(table, k, v)?;
+        }
+        Ok(())
+    }
+
     /// Removes `key`; returns whether it was present.
     fn delete(&mut self, table: TableId, key: &[u8]) -> KvResult<bool>;
 

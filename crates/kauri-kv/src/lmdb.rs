@@ -696,7 +696,88 @@ impl ReadTxn for LmdbWrite<'_> {
     }
 }
 
+/// Appends a batch through one cursor; keys out of order fall back to ordinary puts.
+fn write_batch<'b>(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    n: usize,
+    pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
+) -> heed::Result<()> {
+    let mut i = 0;
+    while i < n {
+        let mut out_of_order = None;
+        {
+            let mut cursor = db.iter_mut(txn)?;
+            while i < n {
+                let (k, v) = pair(i);
+                // SAFETY: no reference obtained through this cursor or transaction is held
+                // while it writes; `k` and `v` belong to the caller.
+                match unsafe { cursor.put_current_with_options::<Bytes>(PutFlags::APPEND, k, v) } {
+                    Ok(()) => i += 1,
+                    Err(heed::Error::Mdb(MdbError::KeyExist)) => {
+                        out_of_order = Some(i);
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        if let Some(j) = out_of_order {
+            let (k, v) = pair(j);
+            db.put(txn, k, v)?;
+            i = j + 1;
+        }
+    }
+    Ok(())
+}
+
 impl WriteTxn for LmdbWrite<'_> {
+    fn append_batch<'b>(
+        &mut self,
+        table: TableId,
+        n: usize,
+        pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
+    ) -> KvResult<()> {
+        if self.undo.depth() > 0 || n < 256 {
+            for i in 0..n {
+                let (k, v) = pair(i);
+                self.append(table, k, v)?;
+            }
+            return Ok(());
+        }
+        let mut bytes = 0usize;
+        for i in 0..n {
+            let (k, v) = pair(i);
+            check_key(k, MAX_KEY_LEN)?;
+            bytes = bytes.saturating_add(k.len() + v.len() + 16);
+        }
+        let db = self.check_table(table)?;
+        let mut rounds = 0;
+        loop {
+            self.txn()?;
+            let Some(txn) = self.txn.as_mut() else {
+                return Err(KvError::Storage("the write transaction is closed".into()));
+            };
+            match write_batch(txn, db, n, pair) {
+                Ok(()) => break,
+                Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
+                    rounds += 1;
+                    self.recover(bytes)?;
+                }
+                Err(e) if is_map_full(&e) => {
+                    return Err(self.fail(KvError::MapFull(format!(
+                        "the map is still full after {rounds} resizes"
+                    ))));
+                }
+                Err(e) => return Err(storage(e)),
+            }
+        }
+        // The batch's bytes stay with the caller, so the replay log cannot reproduce it.
+        self.log_truncated = true;
+        self.log = Vec::new();
+        Ok(())
+    }
+
     fn put(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
         check_key(key, MAX_KEY_LEN)?;
         let db = self.check_table(table)?;
