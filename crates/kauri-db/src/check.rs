@@ -15,7 +15,7 @@ use kauri_kv::{Backend, Direction, ReadTxn};
 use crate::config::IndexFlags;
 use crate::db::{Db, T_INDEX, T_META, T_NODES, T_TREE};
 use crate::error::{DbError, DbResult};
-use crate::keys::{meta, read_u64_be};
+use crate::keys::{index_key_attr, meta, read_u64_be};
 use crate::record::RecordView;
 use crate::reindex::{
     count_records, exists, for_each_record, hierarchy_of, record_index_keys, KeySorter, Progress,
@@ -164,6 +164,99 @@ impl<B: Backend> Db<B> {
         Ok(report)
     }
 
+    /// Compares the index table with the keys the records call for. The expected keys
+    /// are sorted in memory; when they do not fit the sort budget the attributes are split
+    /// into groups checked one pass at a time.
+    fn check_indexes<R: ReadTxn>(
+        &self,
+        kv: &R,
+        flags_of: &mut dyn FnMut(u32) -> IndexFlags,
+        report: &mut CheckReport,
+    ) -> DbResult<()> {
+        let max = self.cfg.max_index_key_len;
+        let mut groups: u32 = 1;
+        'restart: loop {
+            let mut found = CheckReport::default();
+            let mut keys_seen = 0u64;
+            let mut too_big = false;
+            for group in 0..groups {
+                let mut expected = KeySorter::new(self.cfg.sort_budget);
+                let mut in_group = |a: u32| {
+                    if a % groups == group {
+                        flags_of(a)
+                    } else {
+                        IndexFlags::NONE
+                    }
+                };
+                let mut last = None;
+                let mut full = false;
+                loop {
+                    let next = for_each_record(kv, last, 4096, |id, bytes| {
+                        if let Ok(rec) = RecordView::parse(bytes) {
+                            record_index_keys(&rec, id, &mut in_group, max, &mut expected);
+                        }
+                        Ok(())
+                    })?;
+                    if expected.is_full() {
+                        full = true;
+                        break;
+                    }
+                    match next {
+                        Some(l) => last = Some(l),
+                        None => break,
+                    }
+                }
+                if full && groups < 1 << 16 {
+                    too_big = true;
+                    break;
+                }
+                let expected = expected.finish().to_vec()?;
+                let mut want = expected.iter().map(Vec::as_slice).peekable();
+                for item in kv.range(
+                    T_INDEX,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    Direction::Forward,
+                )? {
+                    let (k, _) = item?;
+                    if index_key_attr(k).is_some_and(|a| a % groups != group) {
+                        continue;
+                    }
+                    keys_seen += 1;
+                    loop {
+                        match want.peek() {
+                            Some(w) if *w < k => {
+                                found.add(Problem::MissingIndexKey { key: hex(w) });
+                                want.next();
+                            }
+                            Some(w) if *w == k => {
+                                want.next();
+                                break;
+                            }
+                            _ => {
+                                found.add(Problem::ExtraIndexKey { key: hex(k) });
+                                break;
+                            }
+                        }
+                    }
+                }
+                for w in want {
+                    found.add(Problem::MissingIndexKey { key: hex(w) });
+                }
+            }
+            if too_big {
+                groups *= 4;
+                continue 'restart;
+            }
+            report.index_keys = keys_seen;
+            for p in found.problems {
+                report.add(p);
+            }
+            report.more_problems += found.more_problems;
+            return Ok(());
+        }
+    }
+
     fn check_once(&self, progress: Option<Progress<'_>>) -> DbResult<CheckReport> {
         let snap = self.read()?;
         let kv = snap.kv();
@@ -172,7 +265,6 @@ impl<B: Backend> Db<B> {
         let mut flags_of = |a: u32| flags.get(a as usize).copied().unwrap_or(IndexFlags::NONE);
         let total = count_records(kv)?;
         let mut report = CheckReport::default();
-        let mut expected = KeySorter::new(usize::MAX);
         let mut tree: Vec<(Vec<u8>, u64)> = Vec::new();
         let mut parents: Vec<(u64, u64)> = Vec::new();
         let mut max_id = 0;
@@ -199,7 +291,6 @@ impl<B: Backend> Db<B> {
                             return Ok(());
                         }
                     };
-                record_index_keys(&rec, id, &mut flags_of, max, &mut expected);
                 if let Some(a) = usn_attr.and_then(|u| rec.attr(u)) {
                     for v in a.values() {
                         if let Some(n) = std::str::from_utf8(v.raw)
@@ -240,37 +331,7 @@ impl<B: Backend> Db<B> {
                 report.add(Problem::Orphan { id, parent });
             }
         }
-        // Index: merge expected keys against the stored ones.
-        let expected = expected.finish().to_vec()?;
-        let mut want = expected.iter().map(Vec::as_slice).peekable();
-        for item in kv.range(
-            T_INDEX,
-            Bound::Unbounded,
-            Bound::Unbounded,
-            Direction::Forward,
-        )? {
-            let (k, _) = item?;
-            report.index_keys += 1;
-            loop {
-                match want.peek() {
-                    Some(w) if *w < k => {
-                        report.add(Problem::MissingIndexKey { key: hex(w) });
-                        want.next();
-                    }
-                    Some(w) if *w == k => {
-                        want.next();
-                        break;
-                    }
-                    _ => {
-                        report.add(Problem::ExtraIndexKey { key: hex(k) });
-                        break;
-                    }
-                }
-            }
-        }
-        for w in want {
-            report.add(Problem::MissingIndexKey { key: hex(w) });
-        }
+        self.check_indexes(kv, &mut flags_of, &mut report)?;
         // Tree: every record reachable, no stray keys.
         tree.sort_unstable();
         let mut want = tree.iter().peekable();

@@ -88,6 +88,18 @@ impl SchemaMap {
     pub fn syntax_of(&self, attr: &str) -> Syntax {
         self.syntax_of_lower(&attr.to_ascii_lowercase())
     }
+
+    /// A stable fingerprint of every declared syntax and the default. Stored normalized
+    /// values depend on it, so a change makes the database normalize its records again.
+    pub fn fingerprint(&self) -> Vec<u8> {
+        let mut names: Vec<(&String, &Syntax)> = self.syntaxes.iter().collect();
+        names.sort_by(|a, b| a.0.cmp(b.0));
+        let mut out = format!("v1;default={};", self.default.name()).into_bytes();
+        for (n, s) in names {
+            out.extend_from_slice(format!("{n}:{};", s.name()).as_bytes());
+        }
+        out
+    }
 }
 
 /// Everything the database needs from its caller.
@@ -152,8 +164,9 @@ impl DbConfig {
     }
 
     /// A stable fingerprint of what decides the content of the indexes: flags, the syntax
-    /// of each indexed attribute and the key limit. Stored in `meta` so a changed
-    /// configuration is noticed at open.
+    /// of each indexed attribute and the key limit. Stored in `meta`, so that a database
+    /// opened with other indexes re-indexes itself (syntax changes are caught by
+    /// [`SchemaMap::fingerprint`], which renormalizes the records first).
     pub fn index_fingerprint(&self) -> Vec<u8> {
         let mut names: Vec<&String> = self.indexes.keys().collect();
         names.sort();

@@ -70,7 +70,9 @@ impl<B: Backend> Db<B> {
         let mut w = kv.write()?;
         let format = w.get(T_META, meta::FORMAT)?.map(|v| v.to_vec());
         let fingerprint = cfg.index_fingerprint();
+        let schema_print = cfg.schema.fingerprint();
         let mut needs_reindex = false;
+        let mut needs_renormalize = false;
         let invocation: [u8; 16] = match format {
             None => {
                 let mut inv = [0u8; 16];
@@ -87,6 +89,7 @@ impl<B: Backend> Db<B> {
                 w.put(T_META, meta::NEXT_ATTR, &1u32.to_be_bytes())?;
                 w.put(T_META, meta::INVOCATION, &inv)?;
                 w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
+                w.put(T_META, meta::SCHEMA_CONFIG, &schema_print)?;
                 inv
             }
             Some(v) => {
@@ -102,6 +105,10 @@ impl<B: Backend> Db<B> {
                     });
                 }
                 if w.get(T_META, meta::INDEX_CONFIG)? != Some(fingerprint.as_slice()) {
+                    needs_reindex = true;
+                }
+                if w.get(T_META, meta::SCHEMA_CONFIG)? != Some(schema_print.as_slice()) {
+                    needs_renormalize = true;
                     needs_reindex = true;
                 }
                 w.get(T_META, meta::INVOCATION)?
@@ -120,6 +127,12 @@ impl<B: Backend> Db<B> {
             unindexed: AtomicU64::new(0),
             invocation,
         };
+        if needs_renormalize {
+            tracing::info!(
+                "attribute syntaxes changed since the last open; normalizing values again"
+            );
+            db.renormalize(None)?;
+        }
         if needs_reindex {
             tracing::info!("index configuration changed since the last open; re-indexing");
             db.reindex(None)?;

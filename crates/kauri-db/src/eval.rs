@@ -498,12 +498,18 @@ fn eval_ext_dn(
     any_value(results.into_iter())
 }
 
-/// The AVAs of every RDN in a DN given as RDN texts (leaf first); unparsable RDNs are
-/// skipped.
-pub fn avas_of_rdns<'a>(rdns: impl Iterator<Item = &'a str>) -> DnAvas {
+/// The AVAs of every RDN in a DN given as name texts, leaf first: RDN texts, or the whole
+/// DN text of a naming context. Unparsable names are skipped.
+pub fn avas_of_rdns<'a>(names: impl Iterator<Item = &'a str>) -> DnAvas {
     let mut out = Vec::new();
-    for r in rdns {
-        if let Ok(rdn) = Rdn::parse(r) {
+    for r in names {
+        let rdns = match Rdn::parse(r) {
+            Ok(rdn) => vec![rdn],
+            Err(_) => crate::dn::Dn::parse(r)
+                .map(|d| d.rdns().to_vec())
+                .unwrap_or_default(),
+        };
+        for rdn in rdns {
             for ava in rdn.avas() {
                 out.push((ava.attr.clone(), ava.value.clone()));
             }

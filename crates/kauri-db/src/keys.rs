@@ -6,7 +6,8 @@
 //! |-----------|---------------------------------------|----------------------------------------|
 //! | `meta`    | ASCII name (see [`meta`])             | per name                               |
 //! | `entries` | id: u64 big-endian                    | record (see [`crate::record`])         |
-//! | `nodes`   | id: u64 big-endian                    | parent id u64 BE ++ RDN text (UTF-8)   |
+//! | `nodes`   | id: u64 big-endian                    | parent id u64 BE ++ name (RDN text, or |
+//! |           |                                       | the whole DN of a naming context)      |
 //! | `tree`    | parent id u64 BE ++ RDN key           | child id u64 BE                        |
 //! | `index`   | see [`value_key`] / [`presence_key`]  | empty                                  |
 //!
@@ -64,6 +65,8 @@ pub mod meta {
     pub const INVOCATION: &[u8] = b"invocation";
     /// Fingerprint of the index configuration the indexes were built with.
     pub const INDEX_CONFIG: &[u8] = b"index_config";
+    /// Fingerprint of the attribute syntaxes the stored normalized values were made with.
+    pub const SCHEMA_CONFIG: &[u8] = b"schema_config";
 }
 
 /// Big-endian bytes of an id, the key of `entries` and `nodes`.
@@ -251,7 +254,7 @@ pub fn get_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     loop {
         let b = *bytes.get(*pos)?;
         *pos += 1;
-        if shift >= 64 {
+        if shift >= 64 || (shift == 63 && b > 1) {
             return None;
         }
         v |= u64::from(b & 0x7f) << shift;
@@ -276,6 +279,9 @@ mod tests {
             assert_eq!(p, b.len());
         }
         assert_eq!(get_varint(&[0x80], &mut 0), None);
+        let mut over = vec![0xff; 9];
+        over.push(0x02);
+        assert_eq!(get_varint(&over, &mut 0), None);
     }
 
     #[test]

@@ -20,8 +20,8 @@ use crate::registry::{self, Registry};
 
 /// Resolves a DN to its record id. Naming contexts (entries added with
 /// [`crate::DbWrite::add_root`]) sit below the root keyed by their whole normalized DN, so
-/// the walk first finds the shortest suffix of `dn` that is a naming context, then follows
-/// one `tree` lookup per remaining RDN. The root (empty) DN resolves to 0.
+/// the walk tries the suffixes of `dn` from the shortest, and from each naming context it
+/// finds follows one `tree` lookup per remaining RDN. The root (empty) DN resolves to 0.
 pub fn lookup<R: ReadTxn>(kv: &R, dn: &Dn, max_key: usize) -> DbResult<Option<u64>> {
     let rdns = dn.rdns();
     let n = rdns.len();
@@ -40,18 +40,22 @@ pub fn lookup<R: ReadTxn>(kv: &R, dn: &Dn, max_key: usize) -> DbResult<Option<u6
         let Some(v) = kv.get(T_TREE, &tree_key(0, &suffix, max_key))? else {
             continue;
         };
-        let mut id = read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?;
+        let mut id =
+            Some(read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?);
         for rdn in rdns.iter().take(n - k).rev() {
-            let k = tree_key(id, rdn.norm(), max_key);
-            match kv.get(T_TREE, &k)? {
-                Some(v) => {
-                    id =
-                        read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?
-                }
-                None => return Ok(None),
-            }
+            let Some(parent) = id else { break };
+            id = match kv.get(T_TREE, &tree_key(parent, rdn.norm(), max_key))? {
+                Some(v) => Some(
+                    read_u64_be(v).ok_or_else(|| DbError::corrupt("tree value is not an id"))?,
+                ),
+                None => None,
+            };
         }
-        return Ok(Some(id));
+        // A shorter naming context that does not hold the entry may sit above a longer
+        // one that does (e.g. `DC=com` and `DC=example,DC=com`): keep looking.
+        if id.is_some() {
+            return Ok(id);
+        }
     }
     Ok(None)
 }

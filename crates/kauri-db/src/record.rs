@@ -58,7 +58,8 @@ pub struct Stamp {
     pub orig_usn: u64,
     /// Time of the originating change, Unix seconds.
     pub orig_time: u64,
-    /// Index of the originating database's invocation id (0 = this database).
+    /// Which database made the originating change: 0 = this database; other values are
+    /// reserved for the invocation table replication will keep.
     pub orig_invocation: u64,
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Every record carries its parent id and RDN, so the hierarchy tables are derived data just
 //! like the attribute indexes. The records are streamed in id order in batches (never all in
-//! memory); the keys they produce go into a [`KeySorter`] and are written in key order, so
+//! memory; the tree keys, some 40 bytes per record, are collected whole and sorted); the keys they produce go into a [`KeySorter`] and are written in key order, so
 //! LMDB appends instead of inserting at random places. When
 //! the sorter reaches its memory budget it is written out and refilled.
 
@@ -133,6 +133,72 @@ impl<B: Backend> Db<B> {
         }
     }
 
+    /// Recomputes every stored normalized value under the current attribute syntaxes and
+    /// rewrites the records that change (run at open when the syntaxes changed; the
+    /// indexes must be rebuilt afterwards). Values that no longer fit their syntax keep
+    /// their raw form as normalized form and are counted in the log.
+    pub fn renormalize(&self, progress: Option<Progress<'_>>) -> DbResult<u64> {
+        let mut w = self.write()?;
+        let reg = self.registry();
+        let syntax_of: Vec<Option<crate::syntax::Syntax>> = (0..=reg.max_id())
+            .map(|id| reg.name_of(id).map(|n| self.cfg.schema.syntax_of(n)))
+            .collect();
+        let kv = w.kv();
+        let total = count_records(kv)?;
+        let (mut done, mut rewritten, mut invalid) = (0u64, 0u64, 0u64);
+        let mut last = None;
+        loop {
+            let mut changed: Vec<([u8; 8], Vec<u8>)> = Vec::new();
+            let next = for_each_record(kv, last, BATCH, |id, bytes| {
+                done += 1;
+                let mut rec = RecordView::parse(bytes)?.to_owned_record()?;
+                let mut dirty = false;
+                for a in &mut rec.attrs {
+                    let Some(Some(syn)) = syntax_of.get(a.id as usize) else {
+                        continue;
+                    };
+                    for v in &mut a.values {
+                        let norm = match syn.normalize(&v.raw) {
+                            Ok(n) => (n.as_ref() != v.raw.as_slice()).then(|| n.into_owned()),
+                            Err(_) => {
+                                invalid += 1;
+                                None
+                            }
+                        };
+                        if norm != v.norm {
+                            v.norm = norm;
+                            dirty = true;
+                        }
+                    }
+                }
+                if dirty {
+                    changed.push((id_key(id), rec.encode()));
+                }
+                Ok(())
+            })?;
+            for (k, v) in &changed {
+                kv.put(T_ENTRIES, k, v)?;
+            }
+            rewritten += changed.len() as u64;
+            if let Some(p) = progress {
+                p(done, total);
+            }
+            match next {
+                Some(l) => last = Some(l),
+                None => break,
+            }
+        }
+        if invalid > 0 {
+            tracing::warn!(
+                invalid,
+                "values no longer fit their attribute's syntax; kept as they are"
+            );
+        }
+        kv.put(T_META, meta::SCHEMA_CONFIG, &self.cfg.schema.fingerprint())?;
+        w.commit()?;
+        Ok(rewritten)
+    }
+
     fn reindex_once(&self, progress: Option<Progress<'_>>) -> DbResult<ReindexStats> {
         let mut w = self.write()?;
         let max = self.cfg.max_index_key_len;
@@ -168,18 +234,20 @@ impl<B: Backend> Db<B> {
                 p(stats.records, total);
             }
             if index.is_full() {
-                stats.index_keys += index.len() as u64;
                 stats.spills += 1;
-                let full = std::mem::replace(&mut index, KeySorter::new(self.cfg.sort_budget));
-                full.finish().write_into(kv, T_INDEX, &[])?;
+                let full =
+                    std::mem::replace(&mut index, KeySorter::new(self.cfg.sort_budget)).finish();
+                stats.index_keys += full.len() as u64;
+                full.write_into(kv, T_INDEX, &[])?;
             }
             match next {
                 Some(l) => last = Some(l),
                 None => break,
             }
         }
-        stats.index_keys += index.len() as u64;
-        index.finish().write_into(kv, T_INDEX, &[])?;
+        let sorted = index.finish();
+        stats.index_keys += sorted.len() as u64;
+        sorted.write_into(kv, T_INDEX, &[])?;
         tree.sort_unstable();
         kv.append_batch(T_TREE, tree.len(), &|i| {
             tree.get(i)

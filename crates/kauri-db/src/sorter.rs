@@ -41,6 +41,7 @@ pub struct KeySorter {
     ids: Vec<u64>,
     next: Vec<u32>,
     budget: usize,
+    overflow: bool,
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -74,6 +75,7 @@ impl KeySorter {
             ids: Vec::new(),
             next: Vec::new(),
             budget: budget.min(u32::MAX as usize / 2),
+            overflow: false,
         }
     }
 
@@ -246,6 +248,11 @@ impl SortedKeys {
 
     /// Calls `f` with every key in order, built in a reused buffer.
     pub fn for_each(&self, mut f: impl FnMut(&[u8]) -> DbResult<()>) -> DbResult<()> {
+        if self.sorter.overflow {
+            return Err(DbError::UnwillingToPerform(
+                "more index keys were collected than one sort can hold".into(),
+            ));
+        }
         let mut key = Vec::with_capacity(128);
         let mut ids = Vec::new();
         for &i in &self.order {

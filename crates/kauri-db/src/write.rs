@@ -57,6 +57,7 @@ pub struct DbWrite<'d, B: Backend> {
     saved: Vec<Saved>,
     now: u64,
     deferred: Option<KeySorter>,
+    poisoned: Option<String>,
 }
 
 fn check_attr_name(name: &str) -> DbResult<()> {
@@ -110,6 +111,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             saved: Vec::new(),
             now,
             deferred: None,
+            poisoned: None,
         })
     }
 
@@ -168,9 +170,18 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     }
 
     fn op<R>(&mut self, f: impl FnOnce(&mut Self) -> DbResult<R>) -> DbResult<R> {
+        if let Some(reason) = &self.poisoned {
+            return Err(DbError::UnwillingToPerform(format!(
+                "the transaction cannot continue after a failed bulk operation: {reason}"
+            )));
+        }
         if self.deferred.is_some() {
             // Bulk mode: the whole transaction is all-or-nothing.
-            return f(self);
+            let r = f(self);
+            if let Err(e) = &r {
+                self.poisoned = Some(e.to_string());
+            }
+            return r;
         }
         self.begin_nested()?;
         match f(self) {
@@ -188,6 +199,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Makes every change durable, then publishes the new USN and attribute registrations.
     /// Returns the highest USN of the transaction.
     pub fn commit(mut self) -> DbResult<u64> {
+        if let Some(reason) = self.poisoned.take() {
+            return Err(DbError::UnwillingToPerform(format!(
+                "not committed: an operation of this bulk transaction failed: {reason}"
+            )));
+        }
         self.flush_deferred()?;
         self.kv
             .put(T_META, meta::NEXT_ID, &self.next_id.to_be_bytes())?;
@@ -431,7 +447,10 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     let budget = self.db.cfg.sort_budget;
                     if let Some(full) = self.deferred.replace(KeySorter::new(budget)) {
                         let unique = self.unique_attrs();
-                        full.finish().write_into(&mut self.kv, T_INDEX, &unique)?;
+                        if let Err(e) = full.finish().write_into(&mut self.kv, T_INDEX, &unique) {
+                            self.poisoned = Some(e.to_string());
+                            return Err(e);
+                        }
                     }
                 }
                 Ok(())
@@ -570,11 +589,10 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 )))
             }
         };
-        if parent == 0 && read::lookup(&self.kv, &dn, max)?.is_some() {
-            return Err(DbError::EntryAlreadyExists(dn.to_string()));
-        }
         let tkey = tree_key(parent, &name_norm, max);
-        if self.kv.get(T_TREE, &tkey)?.is_some() {
+        // The name may be taken under this parent, or reachable another way (a naming
+        // context of the same DN above or below an existing one).
+        if self.kv.get(T_TREE, &tkey)?.is_some() || read::lookup(&self.kv, &dn, max)?.is_some() {
             return Err(DbError::EntryAlreadyExists(dn.to_string()));
         }
         let usn = self.next_usn();
@@ -650,12 +668,14 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Applies modifications to one entry with LDAP semantics: adding a present value or
     /// deleting an absent one is an error.
     pub fn modify(&mut self, dn: &Dn, mods: &[Modification]) -> DbResult<()> {
+        self.flush_deferred()?;
         self.op(|w| w.modify_inner(dn, mods, false))
     }
 
     /// Like [`DbWrite::modify`], but adding a present value or deleting an absent one is
     /// quietly skipped (the permissive-modify control).
     pub fn modify_permissive(&mut self, dn: &Dn, mods: &[Modification]) -> DbResult<()> {
+        self.flush_deferred()?;
         self.op(|w| w.modify_inner(dn, mods, true))
     }
 
@@ -835,6 +855,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Deletes an entry; with `subtree`, everything below it too (otherwise an entry with
     /// children is refused). Returns the number of entries removed.
     pub fn delete(&mut self, dn: &Dn, subtree: bool) -> DbResult<usize> {
+        self.flush_deferred()?;
         self.op(|w| w.delete_inner(dn, subtree))
     }
 
@@ -884,6 +905,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         delete_old_rdn: bool,
         new_parent: Option<&Dn>,
     ) -> DbResult<()> {
+        self.flush_deferred()?;
         self.op(|w| w.rename_inner(dn, new_rdn, delete_old_rdn, new_parent))
     }
 
@@ -977,10 +999,14 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     // ----- bulk loading ------------------------------------------------------------------------
 
-    /// Switches the transaction to bulk mode: index keys are collected and written sorted
-    /// at commit (or before any nested transaction), which is much faster for large loads.
-    /// In bulk mode operations are not individually rolled back (a failed add fails the
-    /// whole transaction) and uniqueness is checked when the keys are written.
+    /// Switches the transaction to bulk mode: the index keys of adds are collected and
+    /// written sorted at commit, which is much faster for large loads. In bulk mode
+    /// operations are not individually rolled back: after a failed operation the
+    /// transaction refuses further operations and its commit. Uniqueness is checked when
+    /// the keys are written, for values short enough to be indexed whole (longer unique
+    /// values are not checked in bulk mode). A modify, delete, rename or nested
+    /// transaction writes the collected keys and ends bulk mode for the rest of the
+    /// transaction.
     pub fn defer_indexes(&mut self) {
         if self.deferred.is_none() {
             self.deferred = Some(KeySorter::new(self.db.cfg.sort_budget));
@@ -990,7 +1016,10 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     fn flush_deferred(&mut self) -> DbResult<()> {
         if let Some(sorter) = self.deferred.take() {
             let unique = self.unique_attrs();
-            sorter.finish().write_into(&mut self.kv, T_INDEX, &unique)?;
+            if let Err(e) = sorter.finish().write_into(&mut self.kv, T_INDEX, &unique) {
+                self.poisoned = Some(e.to_string());
+                return Err(e);
+            }
         }
         Ok(())
     }

@@ -856,3 +856,131 @@ fn bulk_mode_writes_sorted_indexes_and_enforces_uniqueness() {
         500
     );
 }
+
+#[test]
+fn naming_contexts_nest_without_hiding_each_other() {
+    let db = common::mem_with(common::config());
+    db.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
+        .unwrap();
+    db.add(user("A", "dc=example,dc=com", 1)).unwrap();
+    // A shorter naming context added later does not hide the longer one.
+    db.add_root(Entry::new(dn("dc=com")).with("dc", &["com"]))
+        .unwrap();
+    db.add(ou("Other", "dc=com")).unwrap();
+    assert_eq!(
+        names(&db, "dc=example,dc=com", Scope::Subtree, "(cn=a)"),
+        vec!["cn=A,dc=example,dc=com"]
+    );
+    assert_eq!(count(&db, "dc=com", Scope::OneLevel, "(objectClass=*)"), 1);
+    // The same DN cannot be created a second way.
+    let e = db
+        .add(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 68);
+    // `:dn:` matching sees the components of the naming context's DN too.
+    assert_eq!(
+        count(&db, "dc=example,dc=com", Scope::Subtree, "(dc:dn:=example)"),
+        2
+    );
+    assert!(db.check(false, None).unwrap().is_clean());
+}
+
+#[test]
+fn bulk_mode_keeps_indexes_exact_and_refuses_commit_after_failure() {
+    let l = common::lmdb_with(common::config());
+    let db = &l.db;
+    let mut w = db.write().unwrap();
+    w.defer_indexes();
+    w.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
+        .unwrap();
+    for i in 0..20 {
+        w.add(user(&format!("U{i}"), "dc=example,dc=com", i))
+            .unwrap();
+    }
+    // Changes to entries added in bulk mode leave no stale keys behind.
+    w.modify(
+        &dn("cn=U3,dc=example,dc=com"),
+        &[Modification::new(ModifyOp::Replace, "uid", &["renamed3"])],
+    )
+    .unwrap();
+    w.delete(&dn("cn=U4,dc=example,dc=com"), false).unwrap();
+    w.commit().unwrap();
+    assert!(db.check(false, None).unwrap().is_clean());
+    assert_eq!(
+        count(db, "dc=example,dc=com", Scope::Subtree, "(uid=u3)"),
+        0
+    );
+    assert_eq!(
+        count(db, "dc=example,dc=com", Scope::Subtree, "(uid=renamed3)"),
+        1
+    );
+    db.add(user("U3b", "dc=example,dc=com", 3).with("uid", &["u3"]))
+        .unwrap();
+    // After a failed bulk operation nothing more is accepted, and nothing is committed.
+    let mut w = db.write().unwrap();
+    w.defer_indexes();
+    w.add(user("V1", "dc=example,dc=com", 1)).unwrap();
+    assert!(w
+        .add(user("V2", "ou=missing,dc=example,dc=com", 2))
+        .is_err());
+    assert!(w.add(user("V3", "dc=example,dc=com", 3)).is_err());
+    assert!(w.commit().is_err());
+    assert_eq!(count(db, "dc=example,dc=com", Scope::Subtree, "(cn=v*)"), 0);
+}
+
+#[test]
+fn changed_syntaxes_renormalize_stored_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = || kauri_kv::lmdb::LmdbOptions {
+        map_size: 1 << 20,
+        ..Default::default()
+    };
+    {
+        let mut cfg = common::config();
+        cfg.schema.set("code", kauri_db::Syntax::CaseExactString);
+        cfg.index("code", kauri_db::IndexFlags::EQUALITY);
+        let db = Db::open_lmdb(dir.path(), cfg, opts()).unwrap();
+        db.add_root(Entry::new(dn("dc=x")).with("dc", &["x"]))
+            .unwrap();
+        db.add(Entry::new(dn("cn=a,dc=x")).with("code", &["AbC"]))
+            .unwrap();
+        assert_eq!(count(&db, "dc=x", Scope::Subtree, "(code=abc)"), 0);
+    }
+    let mut cfg = common::config();
+    cfg.schema.set("code", kauri_db::Syntax::DirectoryString);
+    cfg.index("code", kauri_db::IndexFlags::EQUALITY);
+    let db = Db::open_lmdb(dir.path(), cfg, opts()).unwrap();
+    assert_eq!(count(&db, "dc=x", Scope::Subtree, "(code=abc)"), 1);
+    let r = db.read().unwrap();
+    let ex = r
+        .explain(&SearchRequest::new(
+            dn("dc=x"),
+            Scope::Subtree,
+            Filter::parse("(code=abc)").unwrap(),
+        ))
+        .unwrap();
+    assert!(ex.used.iter().any(|u| u.starts_with("eq(code)")), "{ex}");
+    assert!(db.check(false, None).unwrap().is_clean());
+}
+
+#[test]
+fn check_splits_its_work_when_the_sort_budget_is_small() {
+    let mut cfg = common::config();
+    cfg.sort_budget = 2048;
+    let db = common::mem_with(cfg);
+    tree(&db);
+    let report = db.check(false, None).unwrap();
+    assert!(report.is_clean(), "{:?}", report.problems);
+    assert!(report.index_keys > 100);
+    let stats = db.reindex(None).unwrap();
+    assert!(stats.spills > 0);
+    assert!(db.check(false, None).unwrap().is_clean());
+    {
+        let mut w = db.kv().write().unwrap();
+        let k = kauri_db::keys::presence_key(db.read().unwrap().attr_id("mail").unwrap(), 4242);
+        w.put(kauri_db::db::T_INDEX, &k, &[]).unwrap();
+        w.commit().unwrap();
+    }
+    let report = db.check(false, None).unwrap();
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+}

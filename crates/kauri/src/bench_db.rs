@@ -20,14 +20,14 @@ use crate::populate::{generate, Layout, Rng, Shape};
 use crate::profile::directory_config;
 
 /// One measured number.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Measure {
     /// What was measured.
     pub name: String,
     /// The value.
     pub value: f64,
     /// Its unit.
-    pub unit: &'static str,
+    pub unit: String,
 }
 
 /// All numbers of one scale.
@@ -121,8 +121,13 @@ fn run_scale(users: usize, dir: &Path, opts: &BenchOptions) -> Result<ScaleRepor
     let shape = Shape::for_users(users);
     let expected = (shape.users + shape.groups + shape.computers + shape.contacts) as u64;
     let mut m: Vec<Measure> = Vec::new();
-    let mut push =
-        |name: String, value: f64, unit: &'static str| m.push(Measure { name, value, unit });
+    let mut push = |name: String, value: f64, unit: &str| {
+        m.push(Measure {
+            name,
+            value,
+            unit: unit.to_string(),
+        })
+    };
 
     // Bulk load: one transaction, indexes written sorted at commit.
     let pb = bar(expected, &format!("load {}k", users / 1000), opts.progress);
@@ -169,10 +174,106 @@ fn run_scale(users: usize, dir: &Path, opts: &BenchOptions) -> Result<ScaleRepor
         "s",
     );
 
+    push(
+        "peak memory while loading (VmHWM)".into(),
+        peak_rss_mib(),
+        "MiB",
+    );
+    drop(db);
+
+    // The read measurements run in a fresh process, so its peak memory is that of a
+    // process serving searches from this database, not of the one that loaded it.
+    let layout_file = dir.join("layout.json");
+    std::fs::write(&layout_file, serde_json::to_vec(&layout)?)?;
+    let exe = std::env::current_exe().context("locating the kauri executable")?;
+    let out = std::process::Command::new(exe)
+        .args(["bench", "db-queries", "--dir"])
+        .arg(dir)
+        .args([
+            "--users",
+            &users.to_string(),
+            "--searches",
+            &opts.searches.to_string(),
+        ])
+        .output()
+        .context("running the query benchmark process")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "query benchmark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let queries: Vec<Measure> =
+        serde_json::from_slice(&out.stdout).context("reading the query benchmark's results")?;
+    m.extend(queries);
+
+    let db = open(dir)?;
+    let mut push = |name: String, value: f64, unit: &str| {
+        m.push(Measure {
+            name,
+            value,
+            unit: unit.to_string(),
+        })
+    };
+    // Moving an OU with half the users below another parent.
+    let big = Dn::parse(&layout.big_ou)?;
+    let t = Instant::now();
+    db.rename(
+        &big,
+        &Rdn::parse("OU=Big")?,
+        false,
+        Some(&Dn::parse(&layout.target_ou)?),
+    )?;
+    let moved = t.elapsed();
+    let r = db.read()?;
+    let new_base = Dn::parse(&format!("OU=Big,{}", layout.target_ou))?;
+    let under = r.search_count(&SearchRequest::new(
+        new_base,
+        Scope::OneLevel,
+        Filter::present("objectClass"),
+    ))?;
+    anyhow::ensure!(
+        under == users / 2,
+        "after the move {under} users are below the OU"
+    );
+    drop(r);
+    push(
+        format!("move an OU holding {} users", users / 2),
+        moved.as_secs_f64() * 1e3,
+        "ms",
+    );
+
+    let info = db.kv().info()?;
+    push(
+        "database size on disk".into(),
+        info.size_on_disk as f64 / (1 << 20) as f64,
+        "MiB",
+    );
+    Ok(ScaleReport {
+        users,
+        records,
+        measures: m,
+    })
+}
+
+/// `kauri bench db-queries`: the read measurements on a database built by
+/// `kauri bench db`, printed as JSON; run as a separate process by [`run`].
+pub fn run_queries(dir: &Path, users: usize, searches: usize) -> Result<Vec<Measure>> {
+    let layout: Layout = serde_json::from_slice(
+        &std::fs::read(dir.join("layout.json")).context("reading layout.json")?,
+    )?;
+    let db = open(dir)?;
+    let mut m: Vec<Measure> = Vec::new();
+    let mut push = |name: String, value: f64, unit: &str| {
+        m.push(Measure {
+            name,
+            value,
+            unit: unit.to_string(),
+        })
+    };
     let domain = Dn::parse(&layout.domain)?;
     // Equality search by an indexed attribute, with DN and two attributes read.
     for threads in [1usize, 2] {
-        let n = opts.searches;
+        let n = searches;
         let t = Instant::now();
         std::thread::scope(|s| -> Result<()> {
             let mut handles = Vec::new();
@@ -292,50 +393,12 @@ fn run_scale(users: usize, dir: &Path, opts: &BenchOptions) -> Result<ScaleRepor
         "µs/search",
     );
 
-    // Moving an OU with half the users below another parent.
-    let big = Dn::parse(&layout.big_ou)?;
-    let t = Instant::now();
-    db.rename(
-        &big,
-        &Rdn::parse("OU=Big")?,
-        false,
-        Some(&Dn::parse(&layout.target_ou)?),
-    )?;
-    let moved = t.elapsed();
-    let r = db.read()?;
-    let new_base = Dn::parse(&format!("OU=Big,{}", layout.target_ou))?;
-    let under = r.search_count(&SearchRequest::new(
-        new_base,
-        Scope::OneLevel,
-        Filter::present("objectClass"),
-    ))?;
-    anyhow::ensure!(
-        under == users / 2,
-        "after the move {under} users are below the OU"
-    );
-    drop(r);
     push(
-        format!("move an OU holding {} users", users / 2),
-        moved.as_secs_f64() * 1e3,
-        "ms",
-    );
-
-    let info = db.kv().info()?;
-    push(
-        "database size on disk".into(),
-        info.size_on_disk as f64 / (1 << 20) as f64,
-        "MiB",
-    );
-    push(
-        "peak memory of the process (VmHWM)".into(),
+        "peak memory of a process serving these searches (VmHWM)".into(),
         peak_rss_mib(),
         "MiB",
     );
-    Ok(ScaleReport {
-        users,
-        records,
-        measures: m,
-    })
+    Ok(m)
 }
 
 /// One equality lookup as a client does it: snapshot, search, DN and two attributes.

@@ -53,6 +53,19 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The read half of `bench db`, run in its own process (prints JSON).
+    #[command(hide = true)]
+    DbQueries {
+        /// The database folder `bench db` built.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Users in that database.
+        #[arg(long)]
+        users: usize,
+        /// Equality searches per run.
+        #[arg(long)]
+        searches: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -122,6 +135,17 @@ fn main() -> Result<()> {
             } else {
                 print!("{}", bench_db::markdown(&reports));
             }
+        }
+        Command::Bench {
+            what:
+                BenchCommand::DbQueries {
+                    dir,
+                    users,
+                    searches,
+                },
+        } => {
+            let measures = bench_db::run_queries(&dir, users, searches)?;
+            println!("{}", serde_json::to_string(&measures)?);
         }
         Command::Db { what } => match what {
             DbCommand::Reindex { data, json } => dbcmd::reindex(&data, json)?,

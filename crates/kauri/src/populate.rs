@@ -34,7 +34,7 @@ impl Shape {
 }
 
 /// DNs of the places benchmarks look at.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     /// The domain's naming context.
     pub domain: String,
