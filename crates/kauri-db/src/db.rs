@@ -107,6 +107,9 @@ impl<B: Backend> Db<B> {
                 if w.get(T_META, meta::INDEX_CONFIG)? != Some(fingerprint.as_slice()) {
                     needs_reindex = true;
                 }
+                if w.get(T_META, meta::BULK_PENDING)?.is_some() {
+                    needs_reindex = true;
+                }
                 if w.get(T_META, meta::SCHEMA_CONFIG)? != Some(schema_print.as_slice()) {
                     needs_renormalize = true;
                     needs_reindex = true;
@@ -134,7 +137,7 @@ impl<B: Backend> Db<B> {
             db.renormalize(None)?;
         }
         if needs_reindex {
-            tracing::info!("index configuration changed since the last open; re-indexing");
+            tracing::info!("index configuration changed or a bulk load was cut short; re-indexing");
             db.reindex(None)?;
         }
         Ok(db)

@@ -65,6 +65,9 @@ pub mod meta {
     pub const INVOCATION: &[u8] = b"invocation";
     /// Fingerprint of the index configuration the indexes were built with.
     pub const INDEX_CONFIG: &[u8] = b"index_config";
+    /// Present while a chunked bulk load has stored records whose index keys are not
+    /// written yet; a database opened with it re-indexes itself.
+    pub const BULK_PENDING: &[u8] = b"bulk_pending";
     /// Fingerprint of the attribute syntaxes the stored normalized values were made with.
     pub const SCHEMA_CONFIG: &[u8] = b"schema_config";
 }

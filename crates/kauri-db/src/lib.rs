@@ -15,6 +15,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod bulk;
 pub mod check;
 pub mod config;
 pub mod db;

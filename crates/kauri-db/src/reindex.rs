@@ -254,6 +254,7 @@ impl<B: Backend> Db<B> {
                 .map_or((&[][..], &[][..]), |(k, v)| (k.as_slice(), &v[..]))
         })?;
         kv.put(T_META, meta::INDEX_CONFIG, &self.cfg.index_fingerprint())?;
+        kv.delete(T_META, meta::BULK_PENDING)?;
         w.commit()?;
         Ok(stats)
     }

@@ -361,7 +361,14 @@ impl SortedKeys {
         flush(kv, &mut chunk, &mut ends, appendable.unwrap_or(true))
     }
 
-    fn check_unique<W: WriteTxn>(&self, kv: &W, table: TableId, unique: &[u32]) -> DbResult<()> {
+    /// Fails with a constraint violation when a value of an attribute in `unique` is held
+    /// by two records, among these keys or against the table.
+    pub fn check_unique<W: WriteTxn>(
+        &self,
+        kv: &W,
+        table: TableId,
+        unique: &[u32],
+    ) -> DbResult<()> {
         for &i in &self.order {
             let Some(p) = self.sorter.prefixes.get(i as usize) else {
                 continue;

@@ -49,6 +49,7 @@ pub struct DbWrite<'d, B: Backend> {
     flags_cache: Vec<Option<IndexFlags>>,
     given_ids: HashMap<String, u32>,
     given_syntax: HashMap<String, Syntax>,
+    dn_norms: HashMap<Vec<u8>, Option<Vec<u8>>>,
     usn_ids: Option<(u32, u32)>,
     next_attr: u32,
     next_id: u64,
@@ -103,6 +104,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             flags_cache: Vec::new(),
             given_ids: HashMap::new(),
             given_syntax: HashMap::new(),
+            dn_norms: HashMap::new(),
             usn_ids: None,
             next_attr,
             next_id,
@@ -314,13 +316,27 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let syn = self.syntax(attr);
         let mut out: Vec<OwnedValue> = Vec::with_capacity(values.len());
         for raw in values {
-            let norm = syn
-                .normalize(&raw)
-                .map_err(|e| DbError::InvalidAttributeSyntax(format!("{attr}: {e}")))?;
-            let norm = if norm.as_ref() == raw.as_slice() {
-                None
+            // DN values repeat a lot (objectCategory, member) and cost a parse each.
+            let cached = if syn == Syntax::Dn {
+                self.dn_norms.get(&raw).cloned()
             } else {
-                Some(norm.into_owned())
+                None
+            };
+            let norm = match cached {
+                Some(n) => n,
+                None => {
+                    let n = syn
+                        .normalize(&raw)
+                        .map_err(|e| DbError::InvalidAttributeSyntax(format!("{attr}: {e}")))?;
+                    let n = (n.as_ref() != raw.as_slice()).then(|| n.into_owned());
+                    if syn == Syntax::Dn {
+                        if self.dn_norms.len() >= 4096 {
+                            self.dn_norms.clear();
+                        }
+                        self.dn_norms.insert(raw.clone(), n.clone());
+                    }
+                    n
+                }
             };
             let v = OwnedValue { raw, norm };
             if out.iter().any(|o| o.norm() == v.norm()) {
@@ -1011,6 +1027,27 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         if self.deferred.is_none() {
             self.deferred = Some(KeySorter::new(self.db.cfg.sort_budget));
         }
+    }
+
+    /// Takes the collected bulk-mode keys out without writing them (the chunked bulk
+    /// loader carries them from one transaction to the next).
+    pub(crate) fn take_deferred(&mut self) -> Option<KeySorter> {
+        self.deferred.take()
+    }
+
+    /// Hands collected bulk-mode keys to this transaction (see `take_deferred`).
+    pub(crate) fn set_deferred(&mut self, sorter: KeySorter) {
+        self.deferred = Some(sorter);
+    }
+
+    /// Whether an operation of this bulk transaction failed.
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
+    }
+
+    /// Attribute ids with unique indexes (for the bulk loader's final check).
+    pub(crate) fn unique_attr_ids(&mut self) -> Vec<u32> {
+        self.unique_attrs()
     }
 
     fn flush_deferred(&mut self) -> DbResult<()> {

@@ -984,3 +984,45 @@ fn check_splits_its_work_when_the_sort_budget_is_small() {
     let report = db.check(false, None).unwrap();
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
 }
+
+#[test]
+fn chunked_bulk_load_indexes_everything_and_recovers_when_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = || kauri_kv::lmdb::LmdbOptions {
+        map_size: 1 << 20,
+        ..Default::default()
+    };
+    {
+        let db = Db::open_lmdb(dir.path(), common::config(), opts()).unwrap();
+        let mut l = db.bulk_loader(7).unwrap();
+        l.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
+            .unwrap();
+        for i in 0..50 {
+            l.add(user(&format!("U{i}"), "dc=example,dc=com", i))
+                .unwrap();
+        }
+        let stats = l.finish().unwrap();
+        assert_eq!(stats.entries, 51);
+        assert!(stats.commits >= 8);
+        assert!(db.check(false, None).unwrap().is_clean());
+        assert_eq!(
+            count(&db, "dc=example,dc=com", Scope::Subtree, "(uid=u42)"),
+            1
+        );
+        // A load that fails keeps its committed chunks, unindexed until the next open.
+        let mut l = db.bulk_loader(5).unwrap();
+        for i in 0..12 {
+            l.add(user(&format!("W{i}"), "dc=example,dc=com", i))
+                .unwrap();
+        }
+        assert!(l.add(user("X", "ou=missing,dc=example,dc=com", 1)).is_err());
+        assert!(l.finish().is_err());
+        assert!(!db.check(false, None).unwrap().is_clean());
+    }
+    let db = Db::open_lmdb(dir.path(), common::config(), opts()).unwrap();
+    assert!(db.check(false, None).unwrap().is_clean());
+    assert_eq!(
+        count(&db, "dc=example,dc=com", Scope::Subtree, "(cn=w*)"),
+        10
+    );
+}

@@ -1,0 +1,177 @@
+//! Loading many entries fast, in bounded memory (the `slapadd -q` of Kauri).
+//!
+//! A [`BulkLoader`] adds entries in bulk mode (see [`DbWrite::defer_indexes`]) and commits
+//! every `chunk` entries, carrying the collected index keys from one transaction to the
+//! next, so neither the key-value layer's dirty pages nor its replay log grow with the size
+//! of the load. [`BulkLoader::finish`] checks uniqueness and writes the index keys, sorted,
+//! in further transactions. While a load is under way `meta` holds `bulk_pending`: entries
+//! already committed have no index keys yet, and a database opened with the marker (a load
+//! cut short by an error or a crash) re-indexes itself. A load is therefore not atomic: an
+//! error leaves the entries of the chunks committed before it, fully indexed after the next
+//! open.
+
+use kauri_kv::{Backend, WriteTxn};
+
+use crate::db::{Db, T_INDEX, T_META};
+use crate::entry::Entry;
+use crate::error::{DbError, DbResult};
+use crate::keys::meta;
+use crate::write::DbWrite;
+
+/// Index keys written per transaction by [`BulkLoader::finish`].
+const KEYS_PER_TXN: usize = 1 << 20;
+
+/// What a bulk load did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BulkStats {
+    /// Entries added.
+    pub entries: u64,
+    /// Index keys written.
+    pub index_keys: u64,
+    /// Transactions committed.
+    pub commits: u64,
+}
+
+/// Adds entries in chunked bulk transactions; see the module docs.
+pub struct BulkLoader<'d, B: Backend> {
+    db: &'d Db<B>,
+    w: Option<DbWrite<'d, B>>,
+    chunk: usize,
+    in_chunk: usize,
+    stats: BulkStats,
+}
+
+impl<B: Backend> Db<B> {
+    /// Starts a bulk load that commits every `chunk` entries.
+    pub fn bulk_loader(&self, chunk: usize) -> DbResult<BulkLoader<'_, B>> {
+        let mut w = self.write()?;
+        w.kv().put(T_META, meta::BULK_PENDING, b"1")?;
+        w.defer_indexes();
+        Ok(BulkLoader {
+            db: self,
+            w: Some(w),
+            chunk: chunk.max(1),
+            in_chunk: 0,
+            stats: BulkStats::default(),
+        })
+    }
+}
+
+impl<'d, B: Backend> BulkLoader<'d, B> {
+    fn txn(&mut self) -> DbResult<&mut DbWrite<'d, B>> {
+        self.w
+            .as_mut()
+            .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))
+    }
+
+    /// Adds an entry below an existing parent.
+    pub fn add(&mut self, entry: Entry) -> DbResult<u64> {
+        let id = self.txn()?.add(entry)?;
+        self.added()?;
+        Ok(id)
+    }
+
+    /// Adds the head of a naming context.
+    pub fn add_root(&mut self, entry: Entry) -> DbResult<u64> {
+        let id = self.txn()?.add_root(entry)?;
+        self.added()?;
+        Ok(id)
+    }
+
+    fn added(&mut self) -> DbResult<()> {
+        self.stats.entries += 1;
+        self.in_chunk += 1;
+        if self.in_chunk >= self.chunk {
+            self.in_chunk = 0;
+            let mut w = self
+                .w
+                .take()
+                .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
+            let keys = w.take_deferred();
+            w.commit()?;
+            self.stats.commits += 1;
+            let mut next = self.db.write()?;
+            match keys {
+                Some(k) => next.set_deferred(k),
+                None => next.defer_indexes(),
+            }
+            self.w = Some(next);
+        }
+        Ok(())
+    }
+
+    /// Commits the last entries, writes every index key in order, and clears the
+    /// `bulk_pending` marker.
+    pub fn finish(mut self) -> DbResult<BulkStats> {
+        let mut w = self
+            .w
+            .take()
+            .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
+        if w.is_poisoned() {
+            return Err(DbError::UnwillingToPerform(
+                "an entry of this bulk load failed; it was not finished".into(),
+            ));
+        }
+        let keys = w.take_deferred();
+        let unique = w.unique_attr_ids();
+        w.commit()?;
+        self.stats.commits += 1;
+        let mut w = self.db.write()?;
+        if let Some(keys) = keys {
+            let sorted = keys.finish();
+            sorted.check_unique(w.kv(), T_INDEX, &unique)?;
+            self.stats.index_keys = sorted.len() as u64;
+            let mut batch: Vec<u8> = Vec::new();
+            let mut ends: Vec<usize> = Vec::new();
+            let mut in_txn = 0usize;
+            let db = self.db;
+            let mut commits = 0u64;
+            let mut cur = Some(w);
+            sorted.for_each(|k| {
+                batch.extend_from_slice(k);
+                ends.push(batch.len());
+                if ends.len() >= 65_536 {
+                    let txn = cur.as_mut().ok_or_else(|| {
+                        DbError::UnwillingToPerform("the bulk load has ended".into())
+                    })?;
+                    append_keys(txn, &batch, &ends)?;
+                    in_txn += ends.len();
+                    batch.clear();
+                    ends.clear();
+                    if in_txn >= KEYS_PER_TXN {
+                        in_txn = 0;
+                        if let Some(done) = cur.take() {
+                            done.commit()?;
+                            commits += 1;
+                        }
+                        cur = Some(db.write()?);
+                    }
+                }
+                Ok(())
+            })?;
+            let mut last =
+                cur.ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
+            append_keys(&mut last, &batch, &ends)?;
+            self.stats.commits += commits;
+            w = last;
+        }
+        w.kv().delete(T_META, meta::BULK_PENDING)?;
+        w.commit()?;
+        self.stats.commits += 1;
+        Ok(self.stats)
+    }
+}
+
+/// Writes sorted keys (concatenated in `batch`, ending at `ends`) with empty values.
+fn append_keys<B: Backend>(w: &mut DbWrite<'_, B>, batch: &[u8], ends: &[usize]) -> DbResult<()> {
+    w.kv().append_batch(T_INDEX, ends.len(), &|i| {
+        let start = if i == 0 {
+            0
+        } else {
+            ends.get(i - 1).copied().unwrap_or(0)
+        };
+        let end = ends.get(i).copied().unwrap_or(start);
+        (batch.get(start..end).unwrap_or(&[]), &[][..])
+    })?;
+    Ok(())
+}
