@@ -1,12 +1,13 @@
 //! Searching: the scope is settled from the hierarchy before any record is read, the
 //! filter is narrowed by the planner, and each candidate record is tested in place.
 //!
-//! Scope and index meet like this: with an index result of `n` ids, the scope (children
-//! or subtree of the base) is enumerated from the `tree` table only up to `n` ids. If it
-//! fits, the two lists are intersected; if not, each of the `n` candidates is checked for
-//! being below the base by walking up the `nodes` table. Either way the work is about the
-//! smaller of the two sizes. A search with no usable index enumerates its scope (or, below
-//! the root, scans the `entries` table) and is counted and logged as unindexed.
+//! Scope and index meet like this: the index and the scope (children or subtree of the
+//! base, from the `tree` table) are read alternately with growing limits until one of them
+//! fits. A short index list is checked id by id for being below the base (walking up the
+//! `nodes` table, remembering every ancestor decided); a small scope is intersected with the
+//! index. Either way the work is about the smaller of the two sizes. A search with no
+//! usable index enumerates its scope (or, below the root, scans the `entries` table) and is
+//! counted and logged as unindexed.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -87,10 +88,14 @@ pub struct SearchStats {
 /// Index reads first try to stay below this many ids; a shorter list is checked against
 /// the scope id by id.
 const PROBE_LIMIT: usize = 256;
-/// Scopes up to this size are enumerated from the hierarchy and intersected with the index.
-const SMALL_SCOPE: usize = 4096;
-/// Index lists up to this size are checked against a large scope id by id.
-const MEDIUM_INDEX: usize = 65_536;
+/// The alternating limits of index reads and scope enumerations (see
+/// [`DbRead::search`]); the last step has no limit, so it always decides.
+const STEPS: [(usize, usize); 4] = [
+    (PROBE_LIMIT, 512),
+    (4096, 8192),
+    (65_536, 131_072),
+    (usize::MAX, usize::MAX),
+];
 
 /// Candidate ids for the filter test.
 enum Candidates {
@@ -203,55 +208,43 @@ impl<'d, B: Backend> DbRead<'d, B> {
                     }
                     Ok(kept)
                 };
-                // The cheaper side leads: a short index list is checked against the
-                // scope id by id; a small scope is enumerated and intersected with the
-                // index (read no further than the scope is large); a large scope with a
-                // long index list is enumerated only when the index cannot narrow it.
-                let probe = plan(PROBE_LIMIT, &mut explain)?;
-                if let Outcome::Ids(ids) = probe {
-                    explain.scope = "ancestor check of index candidates".into();
-                    Candidates::Ids(filter_ids(ids)?)
-                } else if let Some(scope_ids) =
-                    enumerate_scope(kv, base, one_level, include_base, SMALL_SCOPE)?
-                {
-                    explain.scope = format!("enumerated {} ids", scope_ids.len());
-                    if probe == Outcome::NotIndexed {
-                        explain.unindexed = true;
-                        Candidates::Ids(scope_ids)
-                    } else {
-                        match plan(scope_ids.len().max(PROBE_LIMIT), &mut explain)? {
-                            Outcome::Ids(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
-                            _ => Candidates::Ids(scope_ids),
+                // The cheaper side leads. Index and scope are read alternately with
+                // growing limits; the first to fit wins: a short index list is checked
+                // against the scope id by id, a small scope is enumerated and intersected
+                // with the index (read no further than the scope is large). Every step
+                // costs at most a constant times the step before, so the whole costs about
+                // the smaller of the two sizes.
+                let mut indexed = true;
+                let mut chosen = None;
+                for (index_cap, scope_cap) in STEPS {
+                    if indexed {
+                        match plan(index_cap, &mut explain)? {
+                            Outcome::Ids(ids) => {
+                                explain.scope = "ancestor check of index candidates".into();
+                                chosen = Some(Candidates::Ids(filter_ids(ids)?));
+                                break;
+                            }
+                            Outcome::NotIndexed => indexed = false,
+                            Outcome::TooMany => {}
                         }
                     }
-                } else {
-                    let idx = if probe == Outcome::NotIndexed {
-                        Outcome::NotIndexed
-                    } else {
-                        plan(MEDIUM_INDEX, &mut explain)?
-                    };
-                    match idx {
-                        Outcome::Ids(ids) => {
-                            explain.scope = "ancestor check of index candidates".into();
-                            Candidates::Ids(filter_ids(ids)?)
-                        }
-                        other => {
-                            let all =
-                                enumerate_scope(kv, base, one_level, include_base, usize::MAX)?
-                                    .unwrap_or_default();
-                            explain.scope = format!("enumerated {} ids", all.len());
-                            if other == Outcome::NotIndexed {
-                                explain.unindexed = true;
-                                Candidates::Ids(all)
-                            } else {
-                                match plan(all.len(), &mut explain)? {
-                                    Outcome::Ids(ids) => Candidates::Ids(intersect(&all, &ids)),
-                                    _ => Candidates::Ids(all),
-                                }
+                    if let Some(scope_ids) =
+                        enumerate_scope(kv, base, one_level, include_base, scope_cap)?
+                    {
+                        explain.scope = format!("enumerated {} ids", scope_ids.len());
+                        chosen = Some(if !indexed {
+                            explain.unindexed = true;
+                            Candidates::Ids(scope_ids)
+                        } else {
+                            match plan(scope_ids.len().max(PROBE_LIMIT), &mut explain)? {
+                                Outcome::Ids(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
+                                _ => Candidates::Ids(scope_ids),
                             }
-                        }
+                        });
+                        break;
                     }
                 }
+                chosen.unwrap_or(Candidates::Ids(Vec::new()))
             }
         };
         explain.candidates = match &cands {
