@@ -90,10 +90,11 @@ pub struct SearchStats {
 const PROBE_LIMIT: usize = 256;
 /// The alternating limits of index reads and scope enumerations (see
 /// [`DbRead::search`]); the last step has no limit, so it always decides.
-const STEPS: [(usize, usize); 4] = [
-    (PROBE_LIMIT, 512),
-    (4096, 8192),
-    (65_536, 131_072),
+const STEPS: [(usize, usize); 5] = [
+    (16, 64),
+    (PROBE_LIMIT, 1024),
+    (4096, 16_384),
+    (65_536, 262_144),
     (usize::MAX, usize::MAX),
 ];
 
@@ -236,7 +237,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                             explain.unindexed = true;
                             Candidates::Ids(scope_ids)
                         } else {
-                            match plan(scope_ids.len().max(PROBE_LIMIT), &mut explain)? {
+                            match plan(scope_ids.len().saturating_mul(2).max(16), &mut explain)? {
                                 Outcome::Ids(ids) => Candidates::Ids(intersect(&scope_ids, &ids)),
                                 _ => Candidates::Ids(scope_ids),
                             }
