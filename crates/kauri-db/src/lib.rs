@@ -9,6 +9,25 @@
 //!
 //! The on-disk layout is described in `docs/storage-format.md` and beside the code that
 //! writes each structure ([`keys`], [`record`]).
+//!
+//! ```
+//! use kauri_db::{Db, DbConfig, Dn, Entry, Filter, IndexFlags, Scope, SearchRequest};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut cfg = DbConfig::default();
+//! cfg.index("cn", IndexFlags::EQUALITY | IndexFlags::SUBSTRING_INITIAL);
+//! let db = Db::in_memory(cfg)?;
+//! db.add_root(Entry::new(Dn::parse("dc=example,dc=com")?).with("objectClass", &["domain"]))?;
+//! db.add(Entry::new(Dn::parse("cn=Alice,dc=example,dc=com")?).with("objectClass", &["person"]))?;
+//!
+//! let r = db.read()?;
+//! let req = SearchRequest::new(Dn::parse("dc=example,dc=com")?, Scope::Subtree, Filter::parse("(cn=ali*)")?);
+//! assert!(r.explain(&req)?.used.iter().any(|u| u.starts_with("sub(cn)")));
+//! let found = r.search_entries(&req)?;
+//! assert_eq!(found[0].dn.to_string(), "cn=Alice,dc=example,dc=com");
+//! # Ok(())
+//! # }
+//! ```
 
 #![cfg_attr(
     not(test),
