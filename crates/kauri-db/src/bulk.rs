@@ -16,6 +16,7 @@ use crate::db::{Db, T_INDEX, T_META};
 use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
 use crate::keys::meta;
+use crate::sorter::KeyBatch;
 use crate::write::DbWrite;
 
 /// Index keys written per transaction by [`BulkLoader::finish`].
@@ -121,23 +122,19 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
             let sorted = keys.finish();
             sorted.check_unique(w.kv(), T_INDEX, &unique)?;
             self.stats.index_keys = sorted.len() as u64;
-            let mut batch: Vec<u8> = Vec::new();
-            let mut ends: Vec<usize> = Vec::new();
+            let mut batch = KeyBatch::default();
             let mut in_txn = 0usize;
             let db = self.db;
             let mut commits = 0u64;
             let mut cur = Some(w);
             sorted.for_each(|k| {
-                batch.extend_from_slice(k);
-                ends.push(batch.len());
-                if ends.len() >= 65_536 {
+                batch.push(k);
+                if batch.len() >= 65_536 {
+                    in_txn += batch.len();
                     let txn = cur.as_mut().ok_or_else(|| {
                         DbError::UnwillingToPerform("the bulk load has ended".into())
                     })?;
-                    append_keys(txn, &batch, &ends)?;
-                    in_txn += ends.len();
-                    batch.clear();
-                    ends.clear();
+                    batch.write(txn.kv(), T_INDEX, true)?;
                     if in_txn >= KEYS_PER_TXN {
                         in_txn = 0;
                         if let Some(done) = cur.take() {
@@ -151,7 +148,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
             })?;
             let mut last =
                 cur.ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
-            append_keys(&mut last, &batch, &ends)?;
+            batch.write(last.kv(), T_INDEX, true)?;
             self.stats.commits += commits;
             w = last;
         }
@@ -160,18 +157,4 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
         self.stats.commits += 1;
         Ok(self.stats)
     }
-}
-
-/// Writes sorted keys (concatenated in `batch`, ending at `ends`) with empty values.
-fn append_keys<B: Backend>(w: &mut DbWrite<'_, B>, batch: &[u8], ends: &[usize]) -> DbResult<()> {
-    w.kv().append_batch(T_INDEX, ends.len(), &|i| {
-        let start = if i == 0 {
-            0
-        } else {
-            ends.get(i - 1).copied().unwrap_or(0)
-        };
-        let end = ends.get(i).copied().unwrap_or(start);
-        (batch.get(start..end).unwrap_or(&[]), &[][..])
-    })?;
-    Ok(())
 }

@@ -228,6 +228,55 @@ impl KeySorter {
     }
 }
 
+/// Keys gathered back to back to be written with empty values in one call.
+#[derive(Debug, Default)]
+pub struct KeyBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    /// Adds a key.
+    pub fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Number of keys held.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn key(&self, i: usize) -> &[u8] {
+        let start = match i.checked_sub(1) {
+            Some(p) => self.ends.get(p).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.ends.get(i).copied().unwrap_or(start);
+        self.bytes.get(start..end).unwrap_or(&[])
+    }
+
+    /// Writes the keys (appending through the batch path when they come after everything
+    /// in the table, one put each otherwise) and empties the batch.
+    pub fn write<W: WriteTxn>(&mut self, kv: &mut W, table: TableId, append: bool) -> DbResult<()> {
+        if append {
+            kv.append_batch(table, self.len(), &|i| (self.key(i), &[][..]))?;
+        } else {
+            for i in 0..self.len() {
+                kv.put(table, self.key(i), &[])?;
+            }
+        }
+        self.bytes.clear();
+        self.ends.clear();
+        Ok(())
+    }
+}
+
 /// The keys of a [`KeySorter`] in key order, without duplicates.
 #[derive(Debug)]
 pub struct SortedKeys {
@@ -319,46 +368,17 @@ impl SortedKeys {
             Some(item) => Some(item?.0.to_vec()),
             None => None,
         };
-        let mut chunk: Vec<u8> = Vec::new();
-        let mut ends: Vec<usize> = Vec::new();
+        let mut batch = KeyBatch::default();
         let mut appendable: Option<bool> = None;
-        let flush = |kv: &mut W,
-                     chunk: &mut Vec<u8>,
-                     ends: &mut Vec<usize>,
-                     append: bool|
-         -> DbResult<()> {
-            if append {
-                let (c, e) = (&*chunk, &*ends);
-                kv.append_batch(table, e.len(), &|i| {
-                    let start = if i == 0 {
-                        0
-                    } else {
-                        e.get(i - 1).copied().unwrap_or(0)
-                    };
-                    let end = e.get(i).copied().unwrap_or(start);
-                    (c.get(start..end).unwrap_or(&[]), &[][..])
-                })?;
-            } else {
-                let mut start = 0;
-                for &end in ends.iter() {
-                    kv.put(table, chunk.get(start..end).unwrap_or(&[]), &[])?;
-                    start = end;
-                }
-            }
-            chunk.clear();
-            ends.clear();
-            Ok(())
-        };
         self.for_each(|k| {
             let append = *appendable.get_or_insert_with(|| last.as_deref().is_none_or(|l| k > l));
-            chunk.extend_from_slice(k);
-            ends.push(chunk.len());
-            if ends.len() >= WRITE_CHUNK {
-                flush(kv, &mut chunk, &mut ends, append)?;
+            batch.push(k);
+            if batch.len() >= WRITE_CHUNK {
+                batch.write(kv, table, append)?;
             }
             Ok(())
         })?;
-        flush(kv, &mut chunk, &mut ends, appendable.unwrap_or(true))
+        batch.write(kv, table, appendable.unwrap_or(true))
     }
 
     /// Fails with a constraint violation when a value of an attribute in `unique` is held

@@ -325,57 +325,60 @@ pub fn run_queries(dir: &Path, users: usize, searches: usize) -> Result<Vec<Meas
 
     // One-level search of a 50-entry OU and subtree search of a 500-entry OU.
     let mut rng = Rng::new(99);
-    let reps = 2000;
-    let t = Instant::now();
-    let mut got = 0;
-    for _ in 0..reps {
-        let team = &layout.teams[rng.below(layout.teams.len())];
-        got += scoped_search(&db, team, Scope::OneLevel, &["cn", "mail"])?;
-    }
-    let el = t.elapsed();
-    anyhow::ensure!(got == reps * 50, "one-level searches returned {got}");
+    let mut timed = |reps: usize,
+                     bases: &[String],
+                     scope,
+                     attrs: &[&str],
+                     per_search: usize|
+     -> Result<Duration> {
+        let t = Instant::now();
+        let mut got = 0;
+        for _ in 0..reps {
+            got += scoped_search(&db, &bases[rng.below(bases.len())], scope, attrs)?;
+        }
+        let el = t.elapsed();
+        anyhow::ensure!(
+            got == reps * per_search,
+            "{reps} searches returned {got} entries"
+        );
+        Ok(el)
+    };
+    let el = timed(2000, &layout.teams, Scope::OneLevel, &["cn", "mail"], 50)?;
     push(
         "one-level search, 50-entry OU (2 attrs)".into(),
-        per_op(el, reps),
+        per_op(el, 2000),
         "µs/search",
     );
-    let reps = 400;
-    let t = Instant::now();
-    let mut got = 0;
-    for _ in 0..reps {
-        let dept = &layout.departments[rng.below(layout.departments.len())];
-        got += scoped_search(&db, dept, Scope::Subtree, &["cn", "mail"])?;
-    }
-    let el = t.elapsed();
-    anyhow::ensure!(got == reps * 500, "subtree searches returned {got}");
+    let el = timed(
+        400,
+        &layout.departments,
+        Scope::Subtree,
+        &["cn", "mail"],
+        500,
+    )?;
     push(
         "subtree search, 500-entry OU (2 attrs)".into(),
-        per_op(el, reps),
+        per_op(el, 400),
         "µs/search",
     );
 
     // 2 of ~25 attributes versus all of them, over the same 500 entries.
-    let reps = 400;
-    let t = Instant::now();
-    for _ in 0..reps {
-        let dept = &layout.departments[rng.below(layout.departments.len())];
-        scoped_search(&db, dept, Scope::Subtree, &["cn", "mail"])?;
-    }
-    let two = t.elapsed();
-    let t = Instant::now();
-    for _ in 0..reps {
-        let dept = &layout.departments[rng.below(layout.departments.len())];
-        scoped_search(&db, dept, Scope::Subtree, &[])?;
-    }
-    let all = t.elapsed();
+    let two = timed(
+        400,
+        &layout.departments,
+        Scope::Subtree,
+        &["cn", "mail"],
+        500,
+    )?;
+    let all = timed(400, &layout.departments, Scope::Subtree, &[], 500)?;
     push(
         "read 2 of ~25 attributes, per entry".into(),
-        per_op(two, reps * 500),
+        per_op(two, 400 * 500),
         "µs/entry",
     );
     push(
         "read all ~25 attributes, per entry".into(),
-        per_op(all, reps * 500),
+        per_op(all, 400 * 500),
         "µs/entry",
     );
 
