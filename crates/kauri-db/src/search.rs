@@ -106,9 +106,18 @@ enum Candidates {
 }
 
 impl<'d, B: Backend> DbRead<'d, B> {
-    /// Compiles a filter for this snapshot.
-    pub fn compile(&self, filter: &Filter) -> Compiled {
-        compile(filter, &self.db.cfg, self)
+    /// Compiles a filter for this snapshot. Filters nested deeper than
+    /// [`crate::filter::MAX_FILTER_DEPTH`] are refused (compiling, planning and evaluating
+    /// recurse, and a filter built by hand or decoded from the wire could be arbitrarily
+    /// deep).
+    pub fn compile(&self, filter: &Filter) -> DbResult<Compiled> {
+        if filter.depth() > crate::filter::MAX_FILTER_DEPTH {
+            return Err(DbError::BadFilter(format!(
+                "filter nested deeper than {} levels",
+                crate::filter::MAX_FILTER_DEPTH
+            )));
+        }
+        Ok(compile(filter, &self.db.cfg, self))
     }
 
     fn name_lower_fn(&self) -> impl Fn(u32) -> Option<String> + '_ {
@@ -117,7 +126,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
 
     /// Says how a search would run, without running it.
     pub fn explain(&self, req: &SearchRequest) -> DbResult<Explain> {
-        let compiled = self.compile(&req.filter);
+        let compiled = self.compile(&req.filter)?;
         let (_, explain) = self.candidates(req, &compiled)?;
         Ok(explain)
     }
@@ -264,7 +273,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
         mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
     ) -> DbResult<SearchStats> {
         let start = Instant::now();
-        let compiled = self.compile(&req.filter);
+        let compiled = self.compile(&req.filter)?;
         let (cands, explain) = self.candidates(req, &compiled)?;
         if explain.unindexed {
             let n = self.db.unindexed.fetch_add(1, Ordering::Relaxed);

@@ -1026,3 +1026,22 @@ fn chunked_bulk_load_indexes_everything_and_recovers_when_cut_short() {
         10
     );
 }
+
+#[test]
+fn filters_built_too_deep_are_refused() {
+    let db = common::mem_with(common::config());
+    tree(&db);
+    let mut f = Filter::present("cn");
+    for _ in 0..150 {
+        f = Filter::not(f);
+    }
+    let r = db.read().unwrap();
+    let e = r
+        .search_count(&SearchRequest::new(
+            dn("dc=example,dc=com"),
+            Scope::Subtree,
+            f,
+        ))
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 87);
+}
