@@ -279,6 +279,17 @@ impl<'d, B: Backend> DbRead<'d, B> {
         record(&self.kv, id)
     }
 
+    /// The naming contexts (entries added with `add_root`): their ids and DN texts.
+    pub fn naming_contexts(&self) -> DbResult<Vec<(u64, String)>> {
+        let mut out = Vec::new();
+        for id in children(&self.kv, 0)? {
+            if let Some((_, name)) = node(&self.kv, id)? {
+                out.push((id, name.to_string()));
+            }
+        }
+        Ok(out)
+    }
+
     /// The ids of a record's children.
     pub fn children(&self, id: u64) -> DbResult<Vec<u64>> {
         children(&self.kv, id)

@@ -98,6 +98,56 @@ const STEPS: [(usize, usize); 5] = [
     (usize::MAX, usize::MAX),
 ];
 
+/// A planned search that can be advanced batch by batch, in any snapshot of the same
+/// database (see [`DbRead::open_cursor`]). It holds record ids, not entries.
+#[derive(Debug, Clone)]
+pub struct SearchCursor {
+    compiled: Compiled,
+    cands: CursorCands,
+    explain: Explain,
+    examined: usize,
+    returned: usize,
+}
+
+#[derive(Debug, Clone)]
+enum CursorCands {
+    Ids { ids: IdList, pos: usize },
+    All { next_id: u64 },
+}
+
+impl SearchCursor {
+    /// The plan that produced the candidates.
+    pub fn explain(&self) -> &Explain {
+        &self.explain
+    }
+
+    /// Candidates tested so far.
+    pub fn examined(&self) -> usize {
+        self.examined
+    }
+
+    /// Matches delivered so far.
+    pub fn returned(&self) -> usize {
+        self.returned
+    }
+
+    /// Candidates left to test, when known (`None` while scanning the whole table).
+    pub fn remaining(&self) -> Option<usize> {
+        match &self.cands {
+            CursorCands::Ids { ids, pos } => Some(ids.len().saturating_sub(*pos)),
+            CursorCands::All { .. } => None,
+        }
+    }
+
+    /// Bytes of memory the cursor holds (for per-connection limits).
+    pub fn memory(&self) -> usize {
+        match &self.cands {
+            CursorCands::Ids { ids, .. } => ids.capacity() * 8,
+            CursorCands::All { .. } => 0,
+        }
+    }
+}
+
 /// Candidate ids for the filter test.
 enum Candidates {
     Ids(IdList),
@@ -264,6 +314,115 @@ impl<'d, B: Backend> DbRead<'d, B> {
         Ok((cands, explain))
     }
 
+    /// Plans a search and returns a cursor over its matches. The cursor holds the compiled
+    /// filter and the candidate ids (or a position in the `entries` table), never entries
+    /// or a snapshot, so it can be advanced in later snapshots (a paged search, or a long
+    /// search that releases its snapshot between batches); entries deleted meanwhile are
+    /// skipped.
+    pub fn open_cursor(&self, req: &SearchRequest) -> DbResult<SearchCursor> {
+        let compiled = self.compile(&req.filter)?;
+        let (cands, explain) = self.candidates(req, &compiled)?;
+        if explain.unindexed {
+            let n = self.db.unindexed.fetch_add(1, Ordering::Relaxed);
+            if n < self.db.cfg.unindexed_warn_limit {
+                tracing::warn!(filter = %req.filter, base = %req.base, "unindexed search: {explain}");
+            }
+        }
+        Ok(SearchCursor {
+            compiled,
+            cands: match cands {
+                Candidates::Ids(ids) => CursorCands::Ids { ids, pos: 0 },
+                Candidates::All => CursorCands::All { next_id: 0 },
+            },
+            explain,
+            examined: 0,
+            returned: 0,
+        })
+    }
+
+    /// Tests up to `max_candidates` more candidates of a cursor in this snapshot, calling
+    /// `f` with each match until it breaks (the match that breaks counts as delivered).
+    /// Returns whether candidates remain.
+    pub fn advance(
+        &self,
+        cursor: &mut SearchCursor,
+        max_candidates: usize,
+        mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
+    ) -> DbResult<bool> {
+        let cfg = &self.db.cfg;
+        let compiled = &cursor.compiled;
+        let mut test = |id: u64, rec: RecordView<'_>| -> DbResult<Option<ControlFlow<()>>> {
+            let mut dn_avas = || {
+                let mut names = Vec::new();
+                let mut cur = id;
+                while cur != 0 {
+                    match node(&self.kv, cur) {
+                        Ok(Some((p, r))) => {
+                            names.push(r);
+                            cur = p;
+                        }
+                        _ => break,
+                    }
+                }
+                avas_of_rdns(names.into_iter())
+            };
+            if eval(compiled, &rec, cfg, self, &mut dn_avas) != Tri::True {
+                return Ok(None);
+            }
+            f(Hit { id, record: rec }).map(Some)
+        };
+        let mut budget = max_candidates;
+        match &mut cursor.cands {
+            CursorCands::Ids { ids, pos } => {
+                while budget > 0 {
+                    let Some(&id) = ids.get(*pos) else { break };
+                    *pos += 1;
+                    budget -= 1;
+                    cursor.examined += 1;
+                    let Some(rec) = self.record(id)? else {
+                        continue;
+                    };
+                    if let Some(flow) = test(id, rec)? {
+                        cursor.returned += 1;
+                        if flow.is_break() {
+                            break;
+                        }
+                    }
+                }
+                Ok(*pos < ids.len())
+            }
+            CursorCands::All { next_id } => {
+                let from = next_id.to_be_bytes();
+                let mut more = false;
+                for item in self.kv.range(
+                    T_ENTRIES,
+                    std::ops::Bound::Included(&from[..]),
+                    std::ops::Bound::Unbounded,
+                    Direction::Forward,
+                )? {
+                    if budget == 0 {
+                        more = true;
+                        break;
+                    }
+                    let (k, v) = item?;
+                    let id =
+                        read_u64_be(k).ok_or_else(|| DbError::corrupt("entry key is not an id"))?;
+                    *next_id = id.saturating_add(1);
+                    budget -= 1;
+                    cursor.examined += 1;
+                    if let Some(flow) = test(id, RecordView::parse(v)?)? {
+                        cursor.returned += 1;
+                        if flow.is_break() {
+                            more = true;
+                            break;
+                        }
+                    }
+                }
+                Ok(more)
+            }
+        }
+    }
+
     /// Runs a search, calling `f` with each matching entry in id order until it breaks.
     /// Size and time limits end the search with their errors after the entries already
     /// delivered.
@@ -273,85 +432,40 @@ impl<'d, B: Backend> DbRead<'d, B> {
         mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
     ) -> DbResult<SearchStats> {
         let start = Instant::now();
-        let compiled = self.compile(&req.filter)?;
-        let (cands, explain) = self.candidates(req, &compiled)?;
-        if explain.unindexed {
-            let n = self.db.unindexed.fetch_add(1, Ordering::Relaxed);
-            if n < self.db.cfg.unindexed_warn_limit {
-                tracing::warn!(filter = %req.filter, base = %req.base, "unindexed search: {explain}");
-            }
-        }
-        let mut stats = SearchStats::default();
-        let cfg = &self.db.cfg;
-        let mut visit = |id: u64, rec: RecordView<'_>| -> DbResult<ControlFlow<()>> {
-            let mut dn_avas = || {
-                let mut rdns = Vec::new();
-                let mut cur = id;
-                while cur != 0 {
-                    match node(&self.kv, cur) {
-                        Ok(Some((p, r))) => {
-                            rdns.push(r);
-                            cur = p;
-                        }
-                        _ => break,
-                    }
+        let mut cursor = self.open_cursor(req)?;
+        let mut stopped = false;
+        let mut delivered = 0usize;
+        loop {
+            let mut over_limit = false;
+            let more = self.advance(&mut cursor, 256, |hit| {
+                if req.size_limit != 0 && delivered >= req.size_limit {
+                    over_limit = true;
+                    return Ok(ControlFlow::Break(()));
                 }
-                avas_of_rdns(rdns.into_iter())
-            };
-            if eval(&compiled, &rec, cfg, self, &mut dn_avas) != Tri::True {
-                return Ok(ControlFlow::Continue(()));
-            }
-            if req.size_limit != 0 && stats.returned >= req.size_limit {
+                delivered += 1;
+                let flow = f(hit)?;
+                if flow.is_break() {
+                    stopped = true;
+                }
+                Ok(flow)
+            });
+            let more = more?;
+            if over_limit {
                 return Err(DbError::SizeLimitExceeded);
             }
-            stats.returned += 1;
-            f(Hit { id, record: rec })
-        };
-        let check_time = |n: usize| -> DbResult<()> {
-            if n.is_multiple_of(256) {
-                if let Some(limit) = req.time_limit {
-                    if start.elapsed() > limit {
-                        return Err(DbError::TimeLimitExceeded);
-                    }
-                }
+            if stopped || !more {
+                break;
             }
-            Ok(())
-        };
-        match cands {
-            Candidates::Ids(ids) => {
-                for (n, id) in ids.into_iter().enumerate() {
-                    check_time(n)?;
-                    let Some(rec) = self.record(id)? else {
-                        continue;
-                    };
-                    if visit(id, rec)?.is_break() {
-                        break;
-                    }
-                }
-            }
-            Candidates::All => {
-                for (n, kv) in self
-                    .kv
-                    .range(
-                        T_ENTRIES,
-                        std::ops::Bound::Unbounded,
-                        std::ops::Bound::Unbounded,
-                        Direction::Forward,
-                    )?
-                    .enumerate()
-                {
-                    check_time(n)?;
-                    let (k, v) = kv?;
-                    let id =
-                        read_u64_be(k).ok_or_else(|| DbError::corrupt("entry key is not an id"))?;
-                    if visit(id, RecordView::parse(v)?)?.is_break() {
-                        break;
-                    }
+            if let Some(limit) = req.time_limit {
+                if start.elapsed() > limit {
+                    return Err(DbError::TimeLimitExceeded);
                 }
             }
         }
-        stats.explain = explain;
-        Ok(stats)
+        Ok(SearchStats {
+            returned: delivered,
+            explain: cursor.explain,
+        })
     }
 
     /// Runs a search and returns every match as `(DN, owned entry)`; for tools and tests.

@@ -1045,3 +1045,50 @@ fn filters_built_too_deep_are_refused() {
         .unwrap_err();
     assert_eq!(e.ldap_result_code(), 87);
 }
+
+#[test]
+fn cursors_continue_across_snapshots_and_skip_deleted_entries() {
+    let l = common::lmdb_with(common::config());
+    let db = &l.db;
+    tree(db);
+    let req = SearchRequest::new(
+        dn("dc=example,dc=com"),
+        Scope::Subtree,
+        Filter::parse("(objectClass=user)").unwrap(),
+    );
+    let mut cursor = db.read().unwrap().open_cursor(&req).unwrap();
+    let mut seen = Vec::new();
+    // First page of 4 in one snapshot.
+    let more = db
+        .read()
+        .unwrap()
+        .advance(&mut cursor, usize::MAX, |hit| {
+            seen.push(hit.id);
+            Ok(if seen.len() == 4 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        })
+        .unwrap();
+    assert!(more);
+    // A write between pages: one later entry goes away.
+    db.delete(
+        &dn("cn=User 12,ou=Staff,ou=People,dc=example,dc=com"),
+        false,
+    )
+    .unwrap();
+    let r = db.read().unwrap();
+    while r
+        .advance(&mut cursor, 3, |hit| {
+            seen.push(hit.id);
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap()
+    {}
+    assert_eq!(seen.len(), 14);
+    let mut sorted = seen.clone();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 14, "no entry delivered twice");
+    assert_eq!(cursor.returned(), 14);
+}
