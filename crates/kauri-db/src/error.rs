@@ -39,6 +39,9 @@ pub enum DbError {
     /// The filter text does not parse.
     #[error("bad search filter: {0}")]
     BadFilter(String),
+    /// The database cannot serve the request right now (e.g. a commit failed).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
     /// A search returned more entries than its size limit.
     #[error("size limit exceeded")]
     SizeLimitExceeded,
@@ -78,6 +81,7 @@ impl DbError {
             DbError::ConstraintViolation(_) => 19,
             DbError::NotAllowedOnRdn(_) => 67,
             DbError::UnwillingToPerform(_) => 53,
+            DbError::Unavailable(_) => 52,
             DbError::BadFilter(_) => 87,
             DbError::SizeLimitExceeded => 4,
             DbError::TimeLimitExceeded => 3,

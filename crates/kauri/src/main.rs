@@ -5,6 +5,7 @@ mod bench_db;
 mod dbcmd;
 mod populate;
 mod profile;
+mod serve;
 
 use std::path::PathBuf;
 
@@ -21,6 +22,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve a directory over LDAP.
+    Serve {
+        #[command(flatten)]
+        opts: ServeOpts,
+    },
+    /// Create (or reuse) a demo directory in ./kauri-data and serve it on 127.0.0.1.
+    Demo {
+        #[command(flatten)]
+        opts: ServeOpts,
+    },
     /// Benchmarks with published numbers.
     Bench {
         #[command(subcommand)]
@@ -31,6 +42,33 @@ enum Command {
         #[command(subcommand)]
         what: DbCommand,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeOpts {
+    /// Configuration file (TOML); every setting has a default.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Data folder (database, TLS pair); overrides the file.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Plain LDAP address, e.g. 127.0.0.1:3389; overrides the file.
+    #[arg(long)]
+    listen: Option<String>,
+    /// LDAPS address, e.g. 127.0.0.1:3636 ("" to disable); overrides the file.
+    #[arg(long)]
+    listen_tls: Option<String>,
+}
+
+impl ServeOpts {
+    fn overrides(&self) -> serve::Overrides {
+        serve::Overrides {
+            config: self.config.clone(),
+            data: self.data.clone(),
+            listen: self.listen.clone(),
+            listen_tls: self.listen_tls.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,6 +150,8 @@ fn main() -> Result<()> {
         .init();
     let cli = Cli::parse();
     match cli.command {
+        Command::Serve { opts } => serve::serve(&opts.overrides())?,
+        Command::Demo { opts } => serve::demo(&opts.overrides())?,
         Command::Bench {
             what:
                 BenchCommand::Db {

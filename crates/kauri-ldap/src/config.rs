@@ -1,0 +1,136 @@
+//! Server settings: one TOML file, every setting with a default, command-line flags on top.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Everything the server can be told. Unknown keys in the file are an error, so a typo
+/// never silently falls back to a default.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Where the database and the generated TLS pair live.
+    pub data: PathBuf,
+    /// Plain LDAP listener (StartTLS available on it).
+    pub listen: String,
+    /// LDAPS listener; empty to disable.
+    pub listen_tls: String,
+    /// TLS certificate chain (PEM); empty to use (and on first start generate) a
+    /// self-signed pair in `data/tls/`.
+    pub tls_cert: PathBuf,
+    /// TLS private key (PEM), with `tls_cert`.
+    pub tls_key: PathBuf,
+    /// Refuse simple binds with a password on connections that are not encrypted
+    /// (strongerAuthRequired), like AD's and Samba's "require strong auth".
+    pub require_strong_auth: bool,
+    /// Whether anonymous clients may search below the root DSE.
+    pub anonymous_read: bool,
+    /// The administrator's DN (may read and write everything).
+    pub admin_dn: String,
+    /// The administrator's password (cleartext or `{SSHA}`/`{SSHA256}`/`{SSHA512}` form).
+    pub admin_password: String,
+    /// The naming context announced as `defaultNamingContext` (empty: the first one).
+    pub default_naming_context: String,
+    /// Host name announced in the root DSE.
+    pub dns_host_name: String,
+    /// Largest accepted request, in bytes; larger ones end the connection.
+    pub max_pdu: usize,
+    /// Connections served at once; more wait in the kernel's queue.
+    pub max_connections: usize,
+    /// Requests of one connection in progress at once; the server stops reading from a
+    /// connection that has this many until one finishes.
+    pub max_ops_per_connection: usize,
+    /// Seconds a connection may stay silent with nothing in progress.
+    pub idle_timeout_secs: u64,
+    /// Most entries one search returns (0 = no limit); paged searches count per page.
+    pub size_limit: usize,
+    /// Longest a search may run, in seconds (0 = no limit).
+    pub time_limit_secs: u64,
+    /// Paged-search cursors kept per connection; the oldest goes first.
+    pub max_paged_cursors: usize,
+    /// Seconds an idle paged-search cursor is kept.
+    pub paged_cursor_ttl_secs: u64,
+    /// Most write requests committed in one transaction.
+    pub max_commit_batch: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            data: PathBuf::from("kauri-data"),
+            listen: "127.0.0.1:3389".into(),
+            listen_tls: "127.0.0.1:3636".into(),
+            tls_cert: PathBuf::new(),
+            tls_key: PathBuf::new(),
+            require_strong_auth: false,
+            anonymous_read: false,
+            admin_dn: "cn=admin,dc=samdom,dc=example,dc=com".into(),
+            admin_password: String::new(),
+            default_naming_context: String::new(),
+            dns_host_name: "localhost".into(),
+            max_pdu: 16 << 20,
+            max_connections: 4096,
+            max_ops_per_connection: 32,
+            idle_timeout_secs: 900,
+            size_limit: 100_000,
+            time_limit_secs: 600,
+            max_paged_cursors: 16,
+            paged_cursor_ttl_secs: 600,
+            max_commit_batch: 256,
+        }
+    }
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for these settings.
+    #[error("invalid configuration in {path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The parser's explanation.
+        message: String,
+    },
+}
+
+impl ServerConfig {
+    /// Reads a TOML file; settings it leaves out keep their defaults.
+    pub fn load(path: &Path) -> Result<ServerConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        ServerConfig::parse(&text).map_err(|message| ConfigError::Parse {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    /// Parses TOML text.
+    pub fn parse(text: &str) -> Result<ServerConfig, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = ServerConfig::parse("listen = \"127.0.0.1:1389\"\nsize_limit = 5\n").unwrap();
+        assert_eq!(c.listen, "127.0.0.1:1389");
+        assert_eq!(c.size_limit, 5);
+        assert_eq!(c.max_pdu, ServerConfig::default().max_pdu);
+        assert!(ServerConfig::parse("lisen = \"x\"").is_err());
+    }
+}

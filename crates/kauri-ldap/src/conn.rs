@@ -1,0 +1,806 @@
+//! One client connection: reading requests, dispatching them, writing responses.
+//!
+//! The connection task owns the socket. Requests are read one at a time, but several may be
+//! in progress at once: searches and compares run on blocking threads, writes wait for the
+//! single writer, and their responses come back through a bounded channel that the task
+//! writes to the socket. When `max_ops_per_connection` requests are in progress the task
+//! stops reading until one finishes, so a client cannot grow the server's memory without
+//! bound. A message that frames but does not decode gets `protocolError` under its message
+//! id; bytes that do not frame get a notice of disconnection and the connection closes.
+//! StartTLS swaps the socket for a TLS stream between two messages.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use futures_util::{SinkExt, StreamExt};
+use kauri_db::{Dn, Entry, Modification, ModifyOp, Rdn};
+use kauri_ldap_proto::codec::{FrameError, LdapCodec};
+use kauri_ldap_proto::controls as ctl;
+use kauri_ldap_proto::decode::DecodeError;
+use kauri_ldap_proto::encode::encode_message;
+use kauri_ldap_proto::{
+    BindAuth, BindResponse, Control, ExtendedResponse, LdapMessage, LdapResult, MessageId, ModOp,
+    ProtocolOp, ResultCode,
+};
+use parking_lot::Mutex;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio_util::codec::{Decoder, Encoder, Framed, FramedParts};
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::{self, Identity};
+use crate::ctx::Ctx;
+use crate::result::db_result;
+use crate::search::{self, PagedStore, SearchJob};
+use crate::writer::WriteOp;
+
+/// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
+pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// The frame codec of a connection: LDAP messages in, already-encoded bytes out.
+pub struct ServerCodec(LdapCodec);
+
+impl Decoder for ServerCodec {
+    type Item = Result<LdapMessage, DecodeError>;
+    type Error = FrameError;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, FrameError> {
+        self.0.decode(src)
+    }
+}
+
+impl Encoder<Vec<u8>> for ServerCodec {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, item: Vec<u8>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
+        dst.extend_from_slice(&item);
+        Ok(())
+    }
+}
+
+/// Indexes into [`crate::ctx::Counters::ops`].
+const OP_BIND: usize = 0;
+const OP_SEARCH: usize = 1;
+const OP_ADD: usize = 2;
+const OP_MODIFY: usize = 3;
+const OP_DELETE: usize = 4;
+const OP_MODDN: usize = 5;
+const OP_COMPARE: usize = 6;
+const OP_EXTENDED: usize = 7;
+const OP_ABANDON: usize = 8;
+const OP_UNBIND: usize = 9;
+
+/// The response operation that answers a request (by its APPLICATION tag number), for
+/// errors on requests that could not be fully decoded.
+fn response_op(request_tag: Option<u32>, result: LdapResult) -> ProtocolOp {
+    match request_tag {
+        Some(0) => ProtocolOp::BindResponse(BindResponse {
+            result,
+            server_sasl_creds: None,
+        }),
+        Some(3) => ProtocolOp::SearchResultDone(result),
+        Some(6) => ProtocolOp::ModifyResponse(result),
+        Some(8) => ProtocolOp::AddResponse(result),
+        Some(10) => ProtocolOp::DelResponse(result),
+        Some(12) => ProtocolOp::ModifyDnResponse(result),
+        Some(14) => ProtocolOp::CompareResponse(result),
+        _ => ProtocolOp::ExtendedResponse(ExtendedResponse {
+            result,
+            name: None,
+            value: None,
+        }),
+    }
+}
+
+fn msg(id: MessageId, op: ProtocolOp) -> Vec<u8> {
+    encode_message(&LdapMessage {
+        id,
+        op,
+        controls: Vec::new(),
+    })
+}
+
+fn notice_of_disconnection(code: ResultCode, text: &str) -> Vec<u8> {
+    msg(
+        0,
+        ProtocolOp::ExtendedResponse(ExtendedResponse {
+            result: LdapResult::new(code, text),
+            name: Some(ctl::NOTICE_OF_DISCONNECTION.to_string()),
+            value: None,
+        }),
+    )
+}
+
+/// Connection state the dispatch code needs.
+struct Conn {
+    ctx: Arc<Ctx>,
+    identity: Identity,
+    encrypted: bool,
+    out: mpsc::Sender<Vec<u8>>,
+    paged: Arc<Mutex<PagedStore>>,
+    running: Arc<Mutex<HashMap<MessageId, CancellationToken>>>,
+    permits: Arc<Semaphore>,
+    peer: String,
+}
+
+/// Serves one connection until the client unbinds or disconnects.
+pub async fn serve(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) {
+    ctx.counters
+        .open_connections
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ctx.counters
+        .connections
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let result = run(io, ctx.clone(), encrypted, peer.clone()).await;
+    if let Err(e) = result {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+    ctx.counters
+        .open_connections
+        .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+enum Next {
+    Continue,
+    Close,
+    StartTls(MessageId),
+}
+
+async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> std::io::Result<()> {
+    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
+    let max_ops = ctx.cfg.max_ops_per_connection.max(1);
+    let mut conn = Conn {
+        ctx: ctx.clone(),
+        identity: Identity::Anonymous,
+        encrypted,
+        out: out_tx,
+        paged: Arc::new(Mutex::new(PagedStore::default())),
+        running: Arc::new(Mutex::new(HashMap::new())),
+        permits: Arc::new(Semaphore::new(max_ops)),
+        peer,
+    };
+    let mut framed = Framed::new(io, ServerCodec(LdapCodec::new(ctx.cfg.max_pdu)));
+    let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
+    let mut last_activity = Instant::now();
+    let mut permit: Option<OwnedSemaphorePermit> = None;
+    loop {
+        let busy = conn.permits.available_permits() + usize::from(permit.is_some()) < max_ops;
+        let deadline = tokio::time::Instant::from_std(last_activity + idle);
+        tokio::select! {
+            biased;
+            Some(bytes) = out_rx.recv() => {
+                framed.send(bytes).await?;
+                last_activity = Instant::now();
+            }
+            p = conn.permits.clone().acquire_owned(), if permit.is_none() => {
+                permit = p.ok();
+            }
+            frame = framed.next(), if permit.is_some() => {
+                last_activity = Instant::now();
+                let Some(frame) = frame else { break };
+                match frame {
+                    Err(FrameError::Io(e)) => return Err(e),
+                    Err(e) => {
+                        conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        tracing::debug!(peer = %conn.peer, error = %e, "unreadable data; disconnecting");
+                        let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, &e.to_string())).await;
+                        break;
+                    }
+                    Ok(Err(bad)) => {
+                        conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        match bad.id {
+                            Some(id) if id > 0 && !matches!(bad.op, Some(2) | Some(16)) => {
+                                let result = LdapResult::new(bad.code, bad.reason.clone());
+                                framed.send(msg(id, response_op(bad.op, result))).await?;
+                            }
+                            _ => {
+                                let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, &bad.reason)).await;
+                                break;
+                            }
+                        }
+                    }
+                    Ok(Ok(m)) => {
+                        let Some(p) = permit.take() else { continue };
+                        match conn.dispatch(m, p).await {
+                            Next::Continue => {}
+                            Next::Close => break,
+                            Next::StartTls(id) => {
+                                match start_tls(&mut conn, framed, id).await {
+                                    Ok(f) => framed = f,
+                                    Err(e) => return Err(e),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ = tokio::time::sleep_until(deadline), if !busy => {
+                tracing::debug!(peer = %conn.peer, "idle timeout");
+                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "idle timeout")).await;
+                break;
+            }
+        }
+    }
+    // Stop what is still running for this connection.
+    for (_, t) in conn.running.lock().drain() {
+        t.cancel();
+    }
+    Ok(())
+}
+
+async fn start_tls(
+    conn: &mut Conn,
+    mut framed: Framed<Box<dyn Io>, ServerCodec>,
+    id: MessageId,
+) -> std::io::Result<Framed<Box<dyn Io>, ServerCodec>> {
+    let ext = |code, text: &str| {
+        msg(
+            id,
+            ProtocolOp::ExtendedResponse(ExtendedResponse {
+                result: LdapResult::new(code, text),
+                name: Some(ctl::START_TLS.to_string()),
+                value: None,
+            }),
+        )
+    };
+    let Some(acceptor) = conn.ctx.tls.clone() else {
+        framed
+            .send(ext(ResultCode::UNAVAILABLE, "TLS is not configured"))
+            .await?;
+        return Ok(framed);
+    };
+    if conn.encrypted {
+        framed
+            .send(ext(ResultCode::OPERATIONS_ERROR, "TLS is already active"))
+            .await?;
+        return Ok(framed);
+    }
+    if !conn.running.lock().is_empty() {
+        framed
+            .send(ext(
+                ResultCode::OPERATIONS_ERROR,
+                "operations are still in progress",
+            ))
+            .await?;
+        return Ok(framed);
+    }
+    framed.send(ext(ResultCode::SUCCESS, "")).await?;
+    let parts = framed.into_parts();
+    let read_buf = parts.read_buf;
+    let tls = acceptor.accept(parts.io).await?;
+    conn.encrypted = true;
+    let io: Box<dyn Io> = Box::new(tls);
+    let mut new_parts =
+        FramedParts::new::<Vec<u8>>(io, ServerCodec(LdapCodec::new(conn.ctx.cfg.max_pdu)));
+    new_parts.read_buf = read_buf;
+    Ok(Framed::from_parts(new_parts))
+}
+
+/// Whether every critical control is one this operation supports.
+fn check_controls(controls: &[Control], supported: &[&str]) -> Result<(), LdapResult> {
+    for c in controls {
+        if c.critical && !supported.contains(&c.oid.as_str()) {
+            return Err(LdapResult::new(
+                ResultCode::UNAVAILABLE_CRITICAL_EXTENSION,
+                format!(
+                    "critical control {} is not supported for this operation",
+                    c.oid
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn has_control(controls: &[Control], oid: &str) -> bool {
+    controls.iter().any(|c| c.oid == oid)
+}
+
+const SEARCH_CONTROLS: &[&str] = &[
+    ctl::PAGED_RESULTS,
+    ctl::DOMAIN_SCOPE,
+    ctl::SEARCH_OPTIONS,
+    ctl::SHOW_DELETED,
+    ctl::EXTENDED_DN,
+];
+
+impl Conn {
+    fn count(&self, kind: usize) {
+        self.ctx.counters.op(kind);
+    }
+
+    fn reply(&self, bytes: Vec<u8>) {
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let _ = out.send(bytes).await;
+        });
+    }
+
+    async fn dispatch(&mut self, m: LdapMessage, permit: OwnedSemaphorePermit) -> Next {
+        let id = m.id;
+        let started = Instant::now();
+        match m.op {
+            ProtocolOp::UnbindRequest => {
+                self.count(OP_UNBIND);
+                Next::Close
+            }
+            ProtocolOp::AbandonRequest(target) => {
+                self.count(OP_ABANDON);
+                if let Some(t) = self.running.lock().get(&target) {
+                    t.cancel();
+                }
+                Next::Continue
+            }
+            ProtocolOp::BindRequest(b) => {
+                self.count(OP_BIND);
+                let result = self.bind(b.version, &b.name, &b.auth);
+                tracing::debug!(peer = %self.peer, id, op = "bind", code = result.code.0, elapsed_us = started.elapsed().as_micros() as u64);
+                self.reply(msg(
+                    id,
+                    ProtocolOp::BindResponse(BindResponse {
+                        result,
+                        server_sasl_creds: None,
+                    }),
+                ));
+                Next::Continue
+            }
+            ProtocolOp::SearchRequest(req) => {
+                self.count(OP_SEARCH);
+                if let Err(result) = check_controls(&m.controls, SEARCH_CONTROLS) {
+                    self.reply(msg(id, ProtocolOp::SearchResultDone(result)));
+                    return Next::Continue;
+                }
+                let token = CancellationToken::new();
+                self.running.lock().insert(id, token.clone());
+                let job = SearchJob {
+                    id,
+                    req,
+                    controls: m.controls,
+                    identity: self.identity.clone(),
+                    out: self.out.clone(),
+                    cancel: token,
+                    paged: self.paged.clone(),
+                };
+                let ctx = self.ctx.clone();
+                let running = self.running.clone();
+                tokio::task::spawn_blocking(move || {
+                    search::run(&ctx, job);
+                    running.lock().remove(&id);
+                    tracing::debug!(
+                        id,
+                        op = "search",
+                        elapsed_us = started.elapsed().as_micros() as u64
+                    );
+                    drop(permit);
+                });
+                Next::Continue
+            }
+            ProtocolOp::CompareRequest(c) => {
+                self.count(OP_COMPARE);
+                let ctx = self.ctx.clone();
+                let identity = self.identity.clone();
+                let out = self.out.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = compare(&ctx, &identity, &c.dn, &c.attribute, &c.value);
+                    let _ = out.blocking_send(msg(id, ProtocolOp::CompareResponse(result)));
+                    drop(permit);
+                });
+                Next::Continue
+            }
+            ProtocolOp::AddRequest(a) => {
+                self.count(OP_ADD);
+                let op = Dn::parse(&a.dn)
+                    .map_err(|e| {
+                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
+                    })
+                    .map(|dn| {
+                        let mut e = Entry::new(dn);
+                        for attr in a.attributes {
+                            e.push(&attr.name, attr.values);
+                        }
+                        WriteOp::Add(e)
+                    });
+                self.write(id, m.controls, &[], op, ProtocolOp::AddResponse, permit);
+                Next::Continue
+            }
+            ProtocolOp::ModifyRequest(r) => {
+                self.count(OP_MODIFY);
+                let permissive = has_control(&m.controls, ctl::PERMISSIVE_MODIFY);
+                let op = Dn::parse(&r.dn)
+                    .map_err(|e| {
+                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
+                    })
+                    .map(|dn| WriteOp::Modify {
+                        dn,
+                        mods: r
+                            .changes
+                            .into_iter()
+                            .map(|c| Modification {
+                                op: match c.op {
+                                    ModOp::Add => ModifyOp::Add,
+                                    ModOp::Delete => ModifyOp::Delete,
+                                    ModOp::Replace => ModifyOp::Replace,
+                                    ModOp::Increment => ModifyOp::Increment,
+                                },
+                                attr: c.attribute.name,
+                                values: c.attribute.values,
+                            })
+                            .collect(),
+                        permissive,
+                    });
+                self.write(
+                    id,
+                    m.controls,
+                    &[ctl::PERMISSIVE_MODIFY],
+                    op,
+                    ProtocolOp::ModifyResponse,
+                    permit,
+                );
+                Next::Continue
+            }
+            ProtocolOp::DelRequest(dn) => {
+                self.count(OP_DELETE);
+                let subtree = has_control(&m.controls, ctl::TREE_DELETE);
+                let op = Dn::parse(&dn)
+                    .map_err(|e| {
+                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
+                    })
+                    .map(|dn| WriteOp::Delete { dn, subtree });
+                self.write(
+                    id,
+                    m.controls,
+                    &[ctl::TREE_DELETE],
+                    op,
+                    ProtocolOp::DelResponse,
+                    permit,
+                );
+                Next::Continue
+            }
+            ProtocolOp::ModifyDnRequest(r) => {
+                self.count(OP_MODDN);
+                let bad = |what: &str, e: kauri_db::dn::DnError| {
+                    LdapResult::new(
+                        ResultCode::INVALID_DN_SYNTAX,
+                        format!("invalid {what}: {e}"),
+                    )
+                };
+                let op = (|| {
+                    let dn = Dn::parse(&r.dn).map_err(|e| bad("DN", e))?;
+                    let new_rdn = Rdn::parse(&r.new_rdn).map_err(|e| bad("new RDN", e))?;
+                    let new_parent = match &r.new_superior {
+                        Some(s) => Some(Dn::parse(s).map_err(|e| bad("new superior", e))?),
+                        None => None,
+                    };
+                    Ok(WriteOp::Rename {
+                        dn,
+                        new_rdn,
+                        delete_old_rdn: r.delete_old_rdn,
+                        new_parent,
+                    })
+                })();
+                self.write(
+                    id,
+                    m.controls,
+                    &[],
+                    op,
+                    ProtocolOp::ModifyDnResponse,
+                    permit,
+                );
+                Next::Continue
+            }
+            ProtocolOp::ExtendedRequest(x) => {
+                self.count(OP_EXTENDED);
+                match x.name.as_str() {
+                    ctl::START_TLS => {
+                        drop(permit);
+                        Next::StartTls(id)
+                    }
+                    ctl::WHO_AM_I => {
+                        let value = self.identity.authz_id().into_bytes();
+                        self.reply(msg(
+                            id,
+                            ProtocolOp::ExtendedResponse(ExtendedResponse {
+                                result: LdapResult::success(),
+                                name: None,
+                                value: Some(value),
+                            }),
+                        ));
+                        Next::Continue
+                    }
+                    ctl::PASSWORD_MODIFY => {
+                        self.password_modify(id, x.value.as_deref(), permit);
+                        Next::Continue
+                    }
+                    other => {
+                        self.reply(msg(
+                            id,
+                            ProtocolOp::ExtendedResponse(ExtendedResponse {
+                                result: LdapResult::new(
+                                    ResultCode::PROTOCOL_ERROR,
+                                    format!("unsupported extended operation {other}"),
+                                ),
+                                name: None,
+                                value: None,
+                            }),
+                        ));
+                        Next::Continue
+                    }
+                }
+            }
+            _ => {
+                // A client sent a response: that is not a conversation we can have.
+                let _ = self
+                    .out
+                    .send(notice_of_disconnection(
+                        ResultCode::PROTOCOL_ERROR,
+                        "unexpected response message",
+                    ))
+                    .await;
+                Next::Close
+            }
+        }
+    }
+
+    fn bind(&mut self, version: i32, name: &str, auth: &BindAuth) -> LdapResult {
+        // A new bind always starts from anonymous.
+        self.identity = Identity::Anonymous;
+        if version != 3 {
+            return LdapResult::new(ResultCode::PROTOCOL_ERROR, "only LDAPv3 is supported");
+        }
+        let password = match auth {
+            BindAuth::Simple(p) => p,
+            BindAuth::Sasl { mechanism, .. } => {
+                return LdapResult::new(
+                    ResultCode::AUTH_METHOD_NOT_SUPPORTED,
+                    format!("SASL mechanism {mechanism} is not supported"),
+                )
+            }
+        };
+        if password.is_empty() {
+            // Anonymous (empty name) or unauthenticated (name, no password): anonymous.
+            return LdapResult::success();
+        }
+        if self.ctx.cfg.require_strong_auth && !self.encrypted {
+            return LdapResult::new(
+                ResultCode::STRONGER_AUTH_REQUIRED,
+                "simple binds need an encrypted connection (LDAPS or StartTLS)",
+            );
+        }
+        let invalid = || LdapResult::new(ResultCode::INVALID_CREDENTIALS, "invalid credentials");
+        let Ok(dn) = Dn::parse(name) else {
+            return invalid();
+        };
+        let admin = Dn::parse(&self.ctx.cfg.admin_dn).ok();
+        if admin.as_ref() == Some(&dn) {
+            if !self.ctx.cfg.admin_password.is_empty()
+                && auth::verify(self.ctx.cfg.admin_password.as_bytes(), password)
+            {
+                self.identity = Identity::Admin(dn.to_string());
+                return LdapResult::success();
+            }
+            return invalid();
+        }
+        let verified = self.ctx.db.read().ok().and_then(|r| {
+            let id = r.lookup(&dn).ok()??;
+            let rec = r.record(id).ok()??;
+            let attr = r.attr_id("userPassword")?;
+            let ok = rec
+                .attr(attr)?
+                .values()
+                .any(|v| auth::verify(v.raw, password));
+            Some((ok, r.dn_string(id).ok()?))
+        });
+        match verified {
+            Some((true, stored_dn)) => {
+                self.identity = Identity::User(stored_dn);
+                LdapResult::success()
+            }
+            _ => invalid(),
+        }
+    }
+
+    fn write(
+        &self,
+        id: MessageId,
+        controls: Vec<Control>,
+        supported: &[&str],
+        op: Result<WriteOp, LdapResult>,
+        respond: fn(LdapResult) -> ProtocolOp,
+        permit: OwnedSemaphorePermit,
+    ) {
+        let checked = check_controls(&controls, supported).and(op);
+        let may_write = self.identity.may_write();
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let result = match checked {
+                Err(r) => r,
+                Ok(_) if !may_write => LdapResult::new(
+                    ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                    "only the administrator may change the directory",
+                ),
+                Ok(op) => match ctx.writer.submit(op).await {
+                    Ok(()) => LdapResult::success(),
+                    Err(e) => db_result(&e),
+                },
+            };
+            if result.code != ResultCode::SUCCESS {
+                ctx.counters
+                    .errors
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            let _ = out.send(msg(id, respond(result))).await;
+            drop(permit);
+        });
+    }
+
+    /// RFC 3062: the administrator sets anyone's password; a user changes their own after
+    /// proving the old one. The new value is stored hashed in `userPassword`.
+    fn password_modify(&self, id: MessageId, value: Option<&[u8]>, permit: OwnedSemaphorePermit) {
+        let respond = move |result: LdapResult, gen: Option<Vec<u8>>| {
+            msg(
+                id,
+                ProtocolOp::ExtendedResponse(ExtendedResponse {
+                    result,
+                    name: None,
+                    value: gen,
+                }),
+            )
+        };
+        let req = match ctl::PasswordModifyRequest::decode(value) {
+            Ok(r) => r,
+            Err(e) => {
+                self.reply(respond(
+                    LdapResult::new(ResultCode::PROTOCOL_ERROR, format!("password modify: {e}")),
+                    None,
+                ));
+                return;
+            }
+        };
+        let target = match (&req.user_identity, &self.identity) {
+            (Some(u), _) => String::from_utf8_lossy(u)
+                .trim_start_matches("dn:")
+                .to_string(),
+            (None, Identity::User(dn)) | (None, Identity::Admin(dn)) => dn.clone(),
+            (None, Identity::Anonymous) => String::new(),
+        };
+        let Ok(dn) = Dn::parse(&target) else {
+            self.reply(respond(
+                LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid user identity"),
+                None,
+            ));
+            return;
+        };
+        let allowed = match &self.identity {
+            Identity::Admin(_) => true,
+            Identity::User(me) => {
+                Dn::parse(me).is_ok_and(|m| m == dn) && {
+                    let old = req.old_password.clone().unwrap_or_default();
+                    self.ctx.db.read().ok().and_then(|r| {
+                        let id = r.lookup(&dn).ok()??;
+                        let rec = r.record(id).ok()??;
+                        let attr = r.attr_id("userPassword")?;
+                        Some(rec.attr(attr)?.values().any(|v| auth::verify(v.raw, &old)))
+                    }) == Some(true)
+                }
+            }
+            Identity::Anonymous => false,
+        };
+        if !allowed {
+            self.reply(respond(
+                LdapResult::new(
+                    ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                    "not allowed to change this password",
+                ),
+                None,
+            ));
+            return;
+        }
+        let (new_password, generated) = match req.new_password.clone() {
+            Some(p) if !p.is_empty() => (p, None),
+            _ => {
+                let mut raw = [0u8; 12];
+                if getrandom::fill(&mut raw).is_err() {
+                    self.reply(respond(
+                        LdapResult::new(ResultCode::OTHER, "no randomness for a password"),
+                        None,
+                    ));
+                    return;
+                }
+                let p: Vec<u8> = raw
+                    .iter()
+                    .map(|b| {
+                        b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+                            [(*b as usize) % 57]
+                    })
+                    .collect();
+                (p.clone(), Some(p))
+            }
+        };
+        let Ok(hash) = auth::hash_password(&new_password) else {
+            self.reply(respond(
+                LdapResult::new(ResultCode::OTHER, "no randomness for a salt"),
+                None,
+            ));
+            return;
+        };
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let op = WriteOp::Modify {
+                dn,
+                mods: vec![Modification {
+                    op: ModifyOp::Replace,
+                    attr: "userPassword".into(),
+                    values: vec![hash.into_bytes()],
+                }],
+                permissive: false,
+            };
+            let result = match ctx.writer.submit(op).await {
+                Ok(()) => LdapResult::success(),
+                Err(e) => db_result(&e),
+            };
+            let gen = generated
+                .filter(|_| result.code == ResultCode::SUCCESS)
+                .and_then(|p| {
+                    ctl::PasswordModifyResponse {
+                        gen_passwd: Some(p),
+                    }
+                    .encode()
+                });
+            let _ = out.send(respond(result, gen)).await;
+            drop(permit);
+        });
+    }
+}
+
+/// The compare operation: compareTrue/compareFalse, or the error that prevents deciding.
+fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -> LdapResult {
+    if *identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
+        return LdapResult::new(
+            ResultCode::OPERATIONS_ERROR,
+            "a successful bind is needed to compare",
+        );
+    }
+    let Ok(dn) = Dn::parse(dn) else {
+        return LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid DN");
+    };
+    let r = match ctx.db.read() {
+        Ok(r) => r,
+        Err(e) => return db_result(&e),
+    };
+    let rec = match r.lookup(&dn) {
+        Ok(Some(id)) if id != 0 => match r.record(id) {
+            Ok(Some(rec)) => rec,
+            Ok(None) => {
+                return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"))
+            }
+            Err(e) => return db_result(&e),
+        },
+        Ok(_) => {
+            return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"))
+        }
+        Err(e) => return db_result(&e),
+    };
+    let syntax = ctx.db.config().schema.syntax_of(attr);
+    let Ok(norm) = syntax.normalize(value) else {
+        return LdapResult::new(
+            ResultCode::INVALID_ATTRIBUTE_SYNTAX,
+            format!("value does not fit {attr}"),
+        );
+    };
+    let Some(a) = r.attr_id(attr).and_then(|id| rec.attr(id)) else {
+        return LdapResult::new(
+            ResultCode::NO_SUCH_ATTRIBUTE,
+            format!("{attr} is not present"),
+        );
+    };
+    if a.values().any(|v| v.norm == norm.as_ref()) {
+        LdapResult::new(ResultCode::COMPARE_TRUE, "")
+    } else {
+        LdapResult::new(ResultCode::COMPARE_FALSE, "")
+    }
+}

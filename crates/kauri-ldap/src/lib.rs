@@ -1,0 +1,24 @@
+//! Kauri's LDAPv3 server.
+//!
+//! [`server::Server`] binds the plain and LDAPS listeners; each connection runs in
+//! [`conn`]; searches stream from [`search`]; every change goes through the group-commit
+//! [`writer`]. Settings come from [`config::ServerConfig`].
+
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod auth;
+pub mod config;
+pub mod conn;
+pub mod ctx;
+pub mod result;
+pub mod rootdse;
+pub mod search;
+pub mod server;
+pub mod tls;
+pub mod writer;
+
+pub use config::ServerConfig;
+pub use server::Server;

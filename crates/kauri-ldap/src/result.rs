@@ -1,0 +1,9 @@
+//! Turning database errors into LDAP results.
+
+use kauri_db::DbError;
+use kauri_ldap_proto::{LdapResult, ResultCode};
+
+/// The LDAP result a client receives for a database error.
+pub fn db_result(e: &DbError) -> LdapResult {
+    LdapResult::new(ResultCode(e.ldap_result_code()), e.to_string())
+}

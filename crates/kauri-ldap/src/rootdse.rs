@@ -1,0 +1,113 @@
+//! The root DSE: what a client reads (base search on the empty DN) to learn what this
+//! server is, which naming contexts it holds and which controls and extensions it supports.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kauri_ldap_proto::controls as ctl;
+use kauri_ldap_proto::{Attribute, SearchResultEntry};
+
+use crate::auth::Identity;
+use crate::ctx::Ctx;
+
+/// Controls this server implements (advertised in `supportedControl`).
+pub const SUPPORTED_CONTROLS: &[&str] = &[
+    ctl::PAGED_RESULTS,
+    ctl::TREE_DELETE,
+    ctl::PERMISSIVE_MODIFY,
+    ctl::DOMAIN_SCOPE,
+    ctl::SEARCH_OPTIONS,
+    ctl::SHOW_DELETED,
+    ctl::EXTENDED_DN,
+];
+
+/// Extended operations this server implements.
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[ctl::START_TLS, ctl::WHO_AM_I, ctl::PASSWORD_MODIFY];
+
+fn gentime_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}{:02}{:02}{:02}.0Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// The root DSE entry, with the attributes asked for (all when none or `*`/`+` is asked).
+pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchResultEntry {
+    let mut attrs: Vec<(&str, Vec<Vec<u8>>)> = Vec::new();
+    let ncs: Vec<String> = ctx
+        .db
+        .read()
+        .and_then(|r| r.naming_contexts())
+        .map(|v| v.into_iter().map(|(_, dn)| dn).collect())
+        .unwrap_or_default();
+    let default_nc = if ctx.cfg.default_naming_context.is_empty() {
+        ncs.first().cloned().unwrap_or_default()
+    } else {
+        ctx.cfg.default_naming_context.clone()
+    };
+    let b = |s: &str| s.as_bytes().to_vec();
+    attrs.push(("objectClass", vec![b("top")]));
+    if !ncs.is_empty() {
+        attrs.push(("namingContexts", ncs.iter().map(|n| b(n)).collect()));
+    }
+    if !default_nc.is_empty() {
+        attrs.push(("defaultNamingContext", vec![b(&default_nc)]));
+        attrs.push(("rootDomainNamingContext", vec![b(&default_nc)]));
+        let lower: Vec<String> = ncs.iter().map(|n| n.to_ascii_lowercase()).collect();
+        let config = format!("CN=Configuration,{default_nc}");
+        if lower.contains(&config.to_ascii_lowercase()) {
+            attrs.push(("configurationNamingContext", vec![b(&config)]));
+            let schema = format!("CN=Schema,{config}");
+            if lower.contains(&schema.to_ascii_lowercase()) {
+                attrs.push(("schemaNamingContext", vec![b(&schema)]));
+            }
+        }
+    }
+    attrs.push(("supportedLDAPVersion", vec![b("3")]));
+    attrs.push((
+        "supportedControl",
+        SUPPORTED_CONTROLS.iter().map(|c| b(c)).collect(),
+    ));
+    attrs.push((
+        "supportedExtension",
+        SUPPORTED_EXTENSIONS.iter().map(|c| b(c)).collect(),
+    ));
+    attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
+    attrs.push((
+        "highestCommittedUSN",
+        vec![b(&ctx.db.highest_committed_usn().to_string())],
+    ));
+    attrs.push(("currentTime", vec![b(&gentime_now())]));
+    attrs.push(("isSynchronized", vec![b("TRUE")]));
+    attrs.push(("vendorName", vec![b("Kauri")]));
+    attrs.push(("vendorVersion", vec![b(env!("CARGO_PKG_VERSION"))]));
+    let all = requested.is_empty() || requested.iter().any(|r| r == "*" || r == "+");
+    let attributes = attrs
+        .into_iter()
+        .filter(|(n, _)| all || requested.iter().any(|r| r.eq_ignore_ascii_case(n)))
+        .map(|(n, values)| Attribute {
+            name: n.to_string(),
+            values,
+        })
+        .collect();
+    SearchResultEntry {
+        dn: String::new(),
+        attributes,
+    }
+}

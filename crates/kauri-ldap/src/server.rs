@@ -1,0 +1,138 @@
+//! Listening: the plain port (with StartTLS) and the LDAPS port, a bound on connections,
+//! and one task per connection.
+
+use std::sync::Arc;
+
+use kauri_db::Db;
+use kauri_kv::lmdb::LmdbBackend;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use crate::config::ServerConfig;
+use crate::conn::{self, Io};
+use crate::ctx::{Counters, Ctx};
+use crate::tls;
+use crate::writer::Writer;
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A listener could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// TLS could not be set up.
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
+    /// The writer thread could not start.
+    #[error("cannot start the writer: {0}")]
+    Writer(std::io::Error),
+}
+
+/// A bound server, ready to accept connections.
+pub struct Server {
+    ctx: Arc<Ctx>,
+    plain: TcpListener,
+    secure: Option<TcpListener>,
+}
+
+impl Server {
+    /// Binds the listeners and starts the writer.
+    pub async fn bind(cfg: ServerConfig, db: Arc<Db<LmdbBackend>>) -> Result<Server, ServeError> {
+        let tls_config = tls::tls_config(&cfg)?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
+        let plain = TcpListener::bind(&cfg.listen)
+            .await
+            .map_err(|source| ServeError::Listen {
+                addr: cfg.listen.clone(),
+                source,
+            })?;
+        let secure =
+            if cfg.listen_tls.is_empty() {
+                None
+            } else {
+                Some(TcpListener::bind(&cfg.listen_tls).await.map_err(|source| {
+                    ServeError::Listen {
+                        addr: cfg.listen_tls.clone(),
+                        source,
+                    }
+                })?)
+            };
+        let writer = Writer::start(db.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
+        let ctx = Arc::new(Ctx {
+            cfg,
+            db,
+            writer,
+            tls: Some(acceptor),
+            counters: Counters::default(),
+        });
+        Ok(Server { ctx, plain, secure })
+    }
+
+    /// The address of the plain listener (useful when binding port 0).
+    pub fn local_addr(&self) -> std::io::Result<std::net::SocketAddr> {
+        self.plain.local_addr()
+    }
+
+    /// The address of the LDAPS listener, if any.
+    pub fn tls_addr(&self) -> Option<std::net::SocketAddr> {
+        self.secure.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The shared state (counters, writer statistics).
+    pub fn ctx(&self) -> Arc<Ctx> {
+        self.ctx.clone()
+    }
+
+    /// Accepts connections until the task is dropped.
+    pub async fn run(self) {
+        let limit = Arc::new(Semaphore::new(self.ctx.cfg.max_connections.max(1)));
+        if let Some(secure) = self.secure {
+            let ctx = self.ctx.clone();
+            let limit = limit.clone();
+            tokio::spawn(accept_loop(secure, ctx, limit, true));
+        }
+        accept_loop(self.plain, self.ctx, limit, false).await;
+    }
+}
+
+async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>, tls: bool) {
+    loop {
+        let Ok(permit) = limit.clone().acquire_owned().await else {
+            return;
+        };
+        let (stream, peer) = match listener.accept().await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let peer = peer.to_string();
+            let io: Box<dyn Io> = if tls {
+                let Some(acceptor) = ctx.tls.clone() else {
+                    return;
+                };
+                match acceptor.accept(stream).await {
+                    Ok(s) => Box::new(s),
+                    Err(e) => {
+                        tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                        return;
+                    }
+                }
+            } else {
+                Box::new(stream)
+            };
+            conn::serve(io, ctx, tls, peer).await;
+            drop(permit);
+        });
+    }
+}

@@ -1,0 +1,485 @@
+//! The real server on a free 127.0.0.1 port, driven by real, unmodified clients: OpenLDAP's
+//! ldap-utils (`ldapsearch`, `ldapadd`, `ldapmodify`, `ldapdelete`, `ldapmodrdn`,
+//! `ldapcompare`, `ldapwhoami`, `ldappasswd`) and python `ldap3`, plus raw bytes for what no
+//! well-behaved client sends.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use kauri_db::{Db, DbConfig, Dn, Entry, IndexFlags, Syntax};
+use kauri_kv::lmdb::LmdbOptions;
+use kauri_ldap::{Server, ServerConfig};
+
+const BASE: &str = "dc=samdom,dc=example,dc=com";
+const ADMIN: &str = "cn=admin,dc=samdom,dc=example,dc=com";
+const PW: &str = "Admin-Pa55";
+
+struct Running {
+    port: u16,
+    tls_port: u16,
+    data: tempfile::TempDir,
+    _rt: tokio::runtime::Runtime,
+}
+
+impl Running {
+    fn uri(&self) -> String {
+        format!("ldap://127.0.0.1:{}", self.port)
+    }
+    fn tls_uri(&self) -> String {
+        format!("ldaps://127.0.0.1:{}", self.tls_port)
+    }
+    fn ca(&self) -> PathBuf {
+        self.data.path().join("tls/ca.pem")
+    }
+}
+
+fn db_config() -> DbConfig {
+    let mut cfg = DbConfig::default();
+    cfg.schema
+        .set("objectSid", Syntax::Sid)
+        .set("member", Syntax::Dn);
+    cfg.index("cn", IndexFlags::EQUALITY | IndexFlags::SUBSTRING_INITIAL)
+        .index("uid", IndexFlags::EQUALITY | IndexFlags::UNIQUE)
+        .index("objectSid", IndexFlags::EQUALITY);
+    cfg
+}
+
+fn start(tune: impl FnOnce(&mut ServerConfig)) -> Running {
+    let data = tempfile::tempdir().unwrap();
+    let db = Db::open_lmdb(&data.path().join("db"), db_config(), LmdbOptions::default()).unwrap();
+    let hashed = kauri_ldap::auth::hash_password(b"user-pw").unwrap();
+    db.add_root(Entry::new(Dn::parse(BASE).unwrap()).with("objectClass", &["top", "domain"]))
+        .unwrap();
+    db.add(
+        Entry::new(Dn::parse(&format!("ou=People,{BASE}")).unwrap())
+            .with("objectClass", &["organizationalUnit"]),
+    )
+    .unwrap();
+    for i in 0..12 {
+        db.add(
+            Entry::new(Dn::parse(&format!("cn=User {i},ou=People,{BASE}")).unwrap())
+                .with("objectClass", &["top", "person"])
+                .with("uid", &[&format!("user{i}")])
+                .with("userPassword", &[&hashed]),
+        )
+        .unwrap();
+    }
+    let mut cfg = ServerConfig {
+        data: data.path().to_path_buf(),
+        listen: "127.0.0.1:0".into(),
+        listen_tls: "127.0.0.1:0".into(),
+        admin_dn: ADMIN.into(),
+        admin_password: PW.into(),
+        ..ServerConfig::default()
+    };
+    tune(&mut cfg);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt.block_on(Server::bind(cfg, Arc::new(db))).unwrap();
+    let port = server.local_addr().unwrap().port();
+    let tls_port = server.tls_addr().unwrap().port();
+    rt.spawn(server.run());
+    Running {
+        port,
+        tls_port,
+        data,
+        _rt: rt,
+    }
+}
+
+fn run(cmd: &str, args: &[&str], stdin: Option<&str>, env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(cmd);
+    c.args(args).env("LDAPTLS_REQCERT", "demand");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd} (install ldap-utils): {e}"));
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn admin<'a>(s: &'a Running, extra: &[&'a str]) -> Vec<String> {
+    let mut v: Vec<String> = vec![
+        "-x".into(),
+        "-H".into(),
+        s.uri(),
+        "-D".into(),
+        ADMIN.into(),
+        "-w".into(),
+        PW.into(),
+    ];
+    v.extend(extra.iter().map(|x| x.to_string()));
+    v
+}
+
+fn ldap(cmd: &str, args: &[String], stdin: Option<&str>) -> Output {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(cmd, &a, stdin, &[])
+}
+
+#[test]
+fn ldap_utils_every_operation() {
+    let s = start(|_| {});
+    // Root DSE, anonymously.
+    let o = run(
+        "ldapsearch",
+        &["-x", "-H", &s.uri(), "-b", "", "-s", "base", "+", "*"],
+        None,
+        &[],
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains(&format!("namingContexts: {BASE}")), "{t}");
+    assert!(
+        t.contains("supportedControl: 1.2.840.113556.1.4.319"),
+        "{t}"
+    );
+    assert!(t.contains("supportedLDAPVersion: 3"), "{t}");
+    // Below the root DSE, anonymous clients get nothing; the administrator gets entries.
+    let o = run(
+        "ldapsearch",
+        &["-x", "-H", &s.uri(), "-b", BASE, "(uid=user3)"],
+        None,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-b", BASE, "(uid=user3)", "uid"]),
+        None,
+    );
+    assert!(text(&o).contains("uid: user3"), "{}", text(&o));
+    // Wrong password: invalidCredentials.
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", ADMIN, "-w", "nope"],
+        None,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(49), "{}", text(&o));
+    // A user binds with the password stored in userPassword.
+    let user = format!("cn=User 3,ou=People,{BASE}");
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", &user, "-w", "user-pw"],
+        None,
+        &[],
+    );
+    assert!(text(&o).contains(&format!("dn:{user}")), "{}", text(&o));
+
+    // Add, duplicate, missing parent, bad DN.
+    let new = format!("dn: cn=New,ou=People,{BASE}\nobjectClass: person\ncn: New\nuid: new\n\n");
+    let o = ldap("ldapadd", &admin(&s, &[]), Some(&new));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap("ldapadd", &admin(&s, &[]), Some(&new));
+    assert_eq!(o.status.code(), Some(68), "{}", text(&o));
+    let o = ldap(
+        "ldapadd",
+        &admin(&s, &[]),
+        Some(&format!("dn: cn=X,ou=Nowhere,{BASE}\ncn: X\n\n")),
+    );
+    assert_eq!(o.status.code(), Some(32), "{}", text(&o));
+    let o = ldap(
+        "ldapadd",
+        &admin(&s, &[]),
+        Some("dn: cn=X,,dc=x\ncn: X\n\n"),
+    );
+    assert_eq!(o.status.code(), Some(34), "{}", text(&o));
+    // Users may not write.
+    let o = run(
+        "ldapadd",
+        &["-x", "-H", &s.uri(), "-D", &user, "-w", "user-pw"],
+        Some(&new.replace("cn=New", "cn=New2")),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(50), "{}", text(&o));
+
+    // Modify: add and replace; deleting an absent value is noSuchAttribute.
+    let m = format!("dn: cn=New,ou=People,{BASE}\nchangetype: modify\nadd: mail\nmail: new@example.com\n-\nreplace: description\ndescription: fresh\n\n");
+    let o = ldap("ldapmodify", &admin(&s, &[]), Some(&m));
+    assert!(o.status.success(), "{}", text(&o));
+    let m = format!("dn: cn=New,ou=People,{BASE}\nchangetype: modify\ndelete: mail\nmail: other@example.com\n\n");
+    let o = ldap("ldapmodify", &admin(&s, &[]), Some(&m));
+    assert_eq!(o.status.code(), Some(16), "{}", text(&o));
+    // ...and with the permissive-modify control it is not an error.
+    let o = ldap(
+        "ldapmodify",
+        &admin(&s, &["-e", "1.2.840.113556.1.4.1413"]),
+        Some(&m),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+
+    // Compare.
+    let o = ldap(
+        "ldapcompare",
+        &admin(
+            &s,
+            &[&format!("cn=New,ou=People,{BASE}"), "mail:NEW@example.com"],
+        ),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o));
+    let o = ldap(
+        "ldapcompare",
+        &admin(
+            &s,
+            &[&format!("cn=New,ou=People,{BASE}"), "mail:x@example.com"],
+        ),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+
+    // Rename and move.
+    let o = ldap(
+        "ldapmodrdn",
+        &admin(&s, &["-r", &format!("cn=New,ou=People,{BASE}"), "cn=Newer"]),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapmodrdn",
+        &admin(
+            &s,
+            &[
+                "-r",
+                "-s",
+                BASE,
+                &format!("cn=Newer,ou=People,{BASE}"),
+                "cn=Newer",
+            ],
+        ),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-b", &format!("cn=Newer,{BASE}"), "-s", "base", "cn"]),
+        None,
+    );
+    assert!(
+        text(&o).contains("cn: Newer") && !text(&o).contains("cn: New\n"),
+        "{}",
+        text(&o)
+    );
+
+    // Delete: non-leaf refused, tree delete control deletes the subtree.
+    let o = ldap(
+        "ldapdelete",
+        &admin(&s, &[&format!("ou=People,{BASE}")]),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(66), "{}", text(&o));
+    let o = ldap(
+        "ldapdelete",
+        &admin(
+            &s,
+            &[
+                "-e",
+                "!1.2.840.113556.1.4.805",
+                &format!("ou=People,{BASE}"),
+            ],
+        ),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-b", BASE, "(objectClass=person)", "dn"]),
+        None,
+    );
+    assert_eq!(text(&o).matches("\ndn: ").count(), 1, "{}", text(&o));
+
+    // Unknown critical control: unavailableCriticalExtension; non-critical: ignored.
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-e", "!1.2.3.4.5", "-b", BASE, "(cn=*)"]),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(12), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-e", "1.2.3.4.5", "-b", BASE, "-s", "base"]),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // A bad filter never reaches the server (ldapsearch refuses it), a bad base DN does.
+    let o = ldap("ldapsearch", &admin(&s, &["-b", "cn=,,x", "(cn=*)"]), None);
+    assert_eq!(o.status.code(), Some(34), "{}", text(&o));
+
+    // Who am I, over LDAPS and after StartTLS, trusting the generated authority.
+    let ca = s.ca();
+    let env = [("LDAPTLS_CACERT", ca.as_path())];
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.tls_uri(), "-D", ADMIN, "-w", PW],
+        None,
+        &env,
+    );
+    assert!(text(&o).contains(&format!("dn:{ADMIN}")), "{}", text(&o));
+    let o = run(
+        "ldapwhoami",
+        &["-ZZ", "-x", "-H", &s.uri(), "-D", ADMIN, "-w", PW],
+        None,
+        &env,
+    );
+    assert!(text(&o).contains(&format!("dn:{ADMIN}")), "{}", text(&o));
+}
+
+#[test]
+fn paged_results_sweep_everything_without_duplicates() {
+    let s = start(|c| c.size_limit = 5);
+    // Unpaged: the server's size limit applies.
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-b", BASE, "(objectClass=*)", "dn"]),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    // Paged: every entry comes, page by page.
+    let o = ldap(
+        "ldapsearch",
+        &admin(
+            &s,
+            &["-E", "pr=4/noprompt", "-b", BASE, "(objectClass=*)", "dn"],
+        ),
+        None,
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let mut dns: Vec<&str> = t.lines().filter(|l| l.starts_with("dn: ")).collect();
+    assert_eq!(dns.len(), 14, "{t}");
+    dns.sort();
+    dns.dedup();
+    assert_eq!(dns.len(), 14);
+}
+
+#[test]
+fn strong_auth_can_be_required() {
+    let s = start(|c| c.require_strong_auth = true);
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", ADMIN, "-w", PW],
+        None,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o));
+    let ca = s.ca();
+    let o = run(
+        "ldapwhoami",
+        &["-ZZ", "-x", "-H", &s.uri(), "-D", ADMIN, "-w", PW],
+        None,
+        &[("LDAPTLS_CACERT", ca.as_path())],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+fn read_until_closed(mut sock: TcpStream) -> Vec<u8> {
+    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut got = Vec::new();
+    let _ = sock.read_to_end(&mut got);
+    got
+}
+
+#[test]
+fn hostile_bytes_close_one_connection_and_nothing_else() {
+    let s = start(|c| c.max_pdu = 4096);
+    let addr = format!("127.0.0.1:{}", s.port);
+    // Garbage that does not frame: notice of disconnection, then close.
+    let mut g = TcpStream::connect(&addr).unwrap();
+    g.write_all(b"\x01\x02garbage").unwrap();
+    let got = read_until_closed(g);
+    assert!(
+        got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
+        "{got:?}"
+    );
+    // A message announcing more than the PDU limit: the same, without buffering it.
+    let mut big = TcpStream::connect(&addr).unwrap();
+    big.write_all(&[0x30, 0x84, 0x7f, 0xff, 0xff, 0xff])
+        .unwrap();
+    let got = read_until_closed(big);
+    assert!(
+        got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
+        "{got:?}"
+    );
+    // A message that frames but does not decode: protocolError under its id, and the
+    // connection keeps working.
+    let mut bad = TcpStream::connect(&addr).unwrap();
+    bad.write_all(&[0x30, 0x06, 0x02, 0x01, 0x07, 0x63, 0x01, 0xff])
+        .unwrap();
+    bad.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = [0u8; 64];
+    let n = bad.read(&mut buf).unwrap();
+    assert!(n > 8 && buf[4] == 0x07 && buf[5] == 0x65, "{:?}", &buf[..n]);
+    assert!(
+        buf[..n].windows(3).any(|w| w == [0x0a, 0x01, 0x02]),
+        "protocolError: {:?}",
+        &buf[..n]
+    );
+    // Everyone else is still served.
+    let o = ldap("ldapsearch", &admin(&s, &["-b", BASE, "-s", "base"]), None);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn python_ldap3_binary_filters_and_paging() {
+    let s = start(|_| {});
+    let script = format!(
+        r#"
+import ldap3, sys
+from ldap3.utils.conv import escape_bytes
+server = ldap3.Server("127.0.0.1", port={port}, get_info=ldap3.NONE)
+c = ldap3.Connection(server, user="{admin}", password="{pw}", auto_bind=True)
+sid = bytes([1, 5, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0xe8, 3, 0, 0])
+assert c.add("cn=Sid Holder,{base}", ["person"], {{"cn": "Sid Holder", "objectSid": sid}}), c.result
+assert c.search("{base}", "(objectSid=" + escape_bytes(sid) + ")", attributes=["cn"]), c.result
+assert len(c.entries) == 1 and c.entries[0].cn.value == "Sid Holder", c.entries
+entries = list(c.extend.standard.paged_search("{base}", "(objectClass=*)", attributes=["cn"], paged_size=3, generator=True))
+dns = [e["dn"] for e in entries if e["type"] == "searchResEntry"]
+assert len(dns) == 15 and len(set(dns)) == 15, dns
+assert c.modify("cn=Sid Holder,{base}", {{"description": [(ldap3.MODIFY_REPLACE, ["has a SID"])]}}), c.result
+assert c.delete("cn=Sid Holder,{base}"), c.result
+print("ok")
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW,
+        base = BASE
+    );
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3");
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "python ldap3 (pip install ldap3): {}",
+        text(&o)
+    );
+}
