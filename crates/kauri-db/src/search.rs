@@ -116,6 +116,18 @@ enum CursorCands {
 }
 
 impl SearchCursor {
+    /// A cursor over given record ids, delivered in the given order (e.g. after sorting
+    /// matches for the server-side sort control); ids deleted meanwhile are skipped.
+    pub fn from_ids(ids: IdList) -> SearchCursor {
+        SearchCursor {
+            compiled: Compiled::True,
+            cands: CursorCands::Ids { ids, pos: 0 },
+            explain: Explain::default(),
+            examined: 0,
+            returned: 0,
+        }
+    }
+
     /// The plan that produced the candidates.
     pub fn explain(&self) -> &Explain {
         &self.explain

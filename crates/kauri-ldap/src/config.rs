@@ -52,6 +52,13 @@ pub struct ServerConfig {
     pub paged_cursor_ttl_secs: u64,
     /// Most write requests committed in one transaction.
     pub max_commit_batch: usize,
+    /// Values of one attribute returned at once before ranged retrieval
+    /// (`member;range=0-1499`) takes over, like AD's MaxValRange.
+    pub max_val_range: usize,
+    /// Most matches a server-side sorted (or VLV) search may sort.
+    pub max_sort_entries: usize,
+    /// Address of the Prometheus metrics endpoint (plain HTTP); empty to disable.
+    pub metrics_listen: String,
 }
 
 impl Default for ServerConfig {
@@ -77,6 +84,9 @@ impl Default for ServerConfig {
             max_paged_cursors: 16,
             paged_cursor_ttl_secs: 600,
             max_commit_batch: 256,
+            max_val_range: 1500,
+            max_sort_entries: 500_000,
+            metrics_listen: "127.0.0.1:9389".into(),
         }
     }
 }

@@ -301,6 +301,8 @@ fn has_control(controls: &[Control], oid: &str) -> bool {
 
 const SEARCH_CONTROLS: &[&str] = &[
     ctl::PAGED_RESULTS,
+    ctl::SORT_REQUEST,
+    ctl::VLV_REQUEST,
     ctl::DOMAIN_SCOPE,
     ctl::SEARCH_OPTIONS,
     ctl::SHOW_DELETED,

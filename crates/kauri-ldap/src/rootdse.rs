@@ -12,6 +12,8 @@ use crate::ctx::Ctx;
 /// Controls this server implements (advertised in `supportedControl`).
 pub const SUPPORTED_CONTROLS: &[&str] = &[
     ctl::PAGED_RESULTS,
+    ctl::SORT_REQUEST,
+    ctl::VLV_REQUEST,
     ctl::TREE_DELETE,
     ctl::PERMISSIVE_MODIFY,
     ctl::DOMAIN_SCOPE,

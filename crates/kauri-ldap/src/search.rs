@@ -81,24 +81,64 @@ impl PagedStore {
     }
 }
 
+/// A range of value positions asked for: first, and last (`None` = to the end).
+type ValueRange = (usize, Option<usize>);
+
+/// One requested attribute, with the value range asked for (`member;range=0-*`).
+struct Wanted {
+    name: String,
+    range: Option<ValueRange>,
+}
+
 /// Which attributes a search returns.
 struct Selection {
     all_user: bool,
-    names: Vec<String>,
+    wanted: Vec<Wanted>,
+}
+
+/// Splits `name;range=low-high` (or `low-*`) into the name and the range.
+fn parse_range(requested: &str) -> (String, Option<ValueRange>) {
+    let lower = requested.to_ascii_lowercase();
+    let mut base = Vec::new();
+    let mut range = None;
+    for (i, part) in lower.split(';').enumerate() {
+        if i > 0 {
+            if let Some(spec) = part.strip_prefix("range=") {
+                if let Some((lo, hi)) = spec.split_once('-') {
+                    if let Ok(lo) = lo.parse::<usize>() {
+                        let hi = if hi == "*" {
+                            None
+                        } else {
+                            hi.parse::<usize>().ok()
+                        };
+                        if hi.is_some() || spec.ends_with('*') {
+                            range = Some((lo, hi));
+                            continue;
+                        }
+                    }
+                }
+            }
+        }
+        base.push(part);
+    }
+    (base.join(";"), range)
 }
 
 impl Selection {
     fn new(requested: &[String]) -> Selection {
         let mut all_user = requested.is_empty();
-        let mut names = Vec::new();
+        let mut wanted = Vec::new();
         for r in requested {
             match r.as_str() {
                 "*" => all_user = true,
                 "+" | "1.1" => {}
-                other => names.push(other.to_ascii_lowercase()),
+                other => {
+                    let (name, range) = parse_range(other);
+                    wanted.push(Wanted { name, range });
+                }
             }
         }
-        Selection { all_user, names }
+        Selection { all_user, wanted }
     }
 }
 
@@ -150,8 +190,34 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let req = &job.req;
     let mut paged: Option<ctl::PagedResults> = None;
     let mut extended_dn: Option<i32> = None;
+    let mut sort: Option<ctl::SortRequest> = None;
+    let mut vlv: Option<ctl::VlvRequest> = None;
     for c in &job.controls {
         match c.oid.as_str() {
+            ctl::SORT_REQUEST => match ctl::SortRequest::from_control(c) {
+                Ok(x) if !x.keys.is_empty() => sort = Some(x),
+                Ok(_) => {
+                    return Err(LdapResult::new(
+                        ResultCode::PROTOCOL_ERROR,
+                        "sort control without keys",
+                    ))
+                }
+                Err(e) => {
+                    return Err(LdapResult::new(
+                        ResultCode::PROTOCOL_ERROR,
+                        format!("sort control: {e}"),
+                    ))
+                }
+            },
+            ctl::VLV_REQUEST => match ctl::VlvRequest::from_control(c) {
+                Ok(x) => vlv = Some(x),
+                Err(e) => {
+                    return Err(LdapResult::new(
+                        ResultCode::PROTOCOL_ERROR,
+                        format!("VLV control: {e}"),
+                    ))
+                }
+            },
             ctl::PAGED_RESULTS => match ctl::PagedResults::from_control(c) {
                 Ok(p) => paged = Some(p),
                 Err(e) => {
@@ -217,6 +283,59 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let time_limit = limit_of(i64::from(req.time_limit), ctx.cfg.time_limit_secs as usize);
     let started = Instant::now();
     let ttl = Duration::from_secs(ctx.cfg.paged_cursor_ttl_secs);
+    if vlv.is_some() && sort.is_none() {
+        return Err(LdapResult::new(
+            ResultCode::UNWILLING_TO_PERFORM,
+            "the VLV control needs the server-side sort control",
+        ));
+    }
+    if vlv.is_some() && paged.is_some() {
+        return Err(LdapResult::new(
+            ResultCode::UNWILLING_TO_PERFORM,
+            "VLV and paged results cannot be combined",
+        ));
+    }
+    let continuing = paged.as_ref().is_some_and(|p| !p.cookie.is_empty());
+    let mut sorted_cursor: Option<SearchCursor> = None;
+    let mut extra_controls: Vec<Control> = Vec::new();
+    if let (Some(keys), false) = (&sort, continuing) {
+        let mut dreq = DbSearch::new(base.clone(), scope, req.filter.clone());
+        dreq.size_limit = 0;
+        let ids = match sort_matches(ctx, &dreq, keys) {
+            Ok(ids) => ids,
+            Err(result) => {
+                let ctl_result = ctl::SortResult {
+                    code: result.code,
+                    attribute: None,
+                }
+                .to_control(false);
+                return Ok(Some((result, vec![ctl_result])));
+            }
+        };
+        extra_controls.push(
+            ctl::SortResult {
+                code: ResultCode::SUCCESS,
+                attribute: None,
+            }
+            .to_control(false),
+        );
+        if let Some(v) = &vlv {
+            return vlv_window(ctx, job, keys, v, ids, extended_dn).map(|r| {
+                r.map(|(res, mut controls)| {
+                    controls.insert(
+                        0,
+                        ctl::SortResult {
+                            code: ResultCode::SUCCESS,
+                            attribute: None,
+                        }
+                        .to_control(false),
+                    );
+                    (res, controls)
+                })
+            });
+        }
+        sorted_cursor = Some(SearchCursor::from_ids(ids));
+    }
 
     // A page ends after `page` entries; an unpaged search after the size limit.
     let (mut cursor, page) = match &paged {
@@ -234,10 +353,15 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             (c, usize::try_from(p.size).unwrap_or(usize::MAX))
         }
         _ => {
-            let mut dreq = DbSearch::new(base, scope, req.filter.clone());
-            dreq.size_limit = 0;
-            let snap = ctx.db.read().map_err(|e| db_result(&e))?;
-            let c = snap.open_cursor(&dreq).map_err(|e| db_result(&e))?;
+            let c = match sorted_cursor.take() {
+                Some(c) => c,
+                None => {
+                    let mut dreq = DbSearch::new(base, scope, req.filter.clone());
+                    dreq.size_limit = 0;
+                    let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+                    snap.open_cursor(&dreq).map_err(|e| db_result(&e))?
+                }
+            };
             let page = match &paged {
                 Some(p) if p.size > 0 => usize::try_from(p.size).unwrap_or(usize::MAX),
                 _ => usize::MAX,
@@ -267,7 +391,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         let mut batch: Vec<Vec<u8>> = Vec::new();
         {
             let snap = ctx.db.read().map_err(|e| db_result(&e))?;
-            let ids = AttrIds::new(&snap, &sel);
+            let ids = AttrIds::new(&snap, &sel, ctx.cfg.max_val_range);
             let mut dns = DnCache::default();
             let mut err: Option<DbError> = None;
             let cancel = &job.cancel;
@@ -317,7 +441,9 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         } else {
             Vec::new()
         };
-        return Ok(Some((LdapResult::success(), vec![paged_control(&cookie)])));
+        let mut controls = extra_controls;
+        controls.push(paged_control(&cookie));
+        return Ok(Some((LdapResult::success(), controls)));
     }
     if more && sent >= stop_after {
         // The limit was reached; it was exceeded only if another entry matches.
@@ -337,11 +463,204 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         if another {
             return Ok(Some((
                 LdapResult::new(ResultCode::SIZE_LIMIT_EXCEEDED, "size limit exceeded"),
-                Vec::new(),
+                extra_controls,
             )));
         }
     }
-    Ok(Some((LdapResult::success(), Vec::new())))
+    Ok(Some((LdapResult::success(), extra_controls)))
+}
+
+/// The sort key of one entry: per key, the least value (greatest when reversed) of the
+/// attribute in its normalized form, `None` when absent.
+type SortKeys = Vec<Option<Vec<u8>>>;
+
+fn compare_keys(a: &SortKeys, b: &SortKeys, keys: &ctl::SortRequest) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    for (i, k) in keys.keys.iter().enumerate() {
+        let ord = match (
+            a.get(i).and_then(|x| x.as_ref()),
+            b.get(i).and_then(|x| x.as_ref()),
+        ) {
+            (None, None) => Ordering::Equal,
+            // Entries without the attribute come last either way.
+            (None, Some(_)) => return Ordering::Greater,
+            (Some(_), None) => return Ordering::Less,
+            (Some(x), Some(y)) => {
+                if k.reverse {
+                    y.cmp(x)
+                } else {
+                    x.cmp(y)
+                }
+            }
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
+/// All matches of a search, sorted by the sort control's keys (ids only, never entries).
+fn sort_matches(
+    ctx: &Ctx,
+    dreq: &DbSearch,
+    keys: &ctl::SortRequest,
+) -> Result<Vec<u64>, LdapResult> {
+    let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+    let attr_ids: Vec<Option<u32>> = keys
+        .keys
+        .iter()
+        .map(|k| snap.attr_id(&k.attribute))
+        .collect();
+    let mut cursor = snap.open_cursor(dreq).map_err(|e| db_result(&e))?;
+    let mut rows: Vec<(SortKeys, u64)> = Vec::new();
+    let max = ctx.cfg.max_sort_entries;
+    let mut too_many = false;
+    snap.advance(&mut cursor, usize::MAX, |hit| {
+        if rows.len() >= max {
+            too_many = true;
+            return Ok(ControlFlow::Break(()));
+        }
+        let key = keys
+            .keys
+            .iter()
+            .zip(&attr_ids)
+            .map(|(k, id)| {
+                let a = id.and_then(|id| hit.record.attr(id))?;
+                let vals = a.values().map(|v| v.norm.to_vec());
+                if k.reverse {
+                    vals.max()
+                } else {
+                    vals.min()
+                }
+            })
+            .collect();
+        rows.push((key, hit.id));
+        Ok(ControlFlow::Continue(()))
+    })
+    .map_err(|e| db_result(&e))?;
+    if too_many {
+        return Err(LdapResult::new(
+            ResultCode::ADMIN_LIMIT_EXCEEDED,
+            format!("more than {max} entries to sort; narrow the search or page without sorting"),
+        ));
+    }
+    rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys).then(a.1.cmp(&b.1)));
+    Ok(rows.into_iter().map(|(_, id)| id).collect())
+}
+
+/// The least normalized value of an attribute in a record.
+fn least_value(rec: &kauri_db::record::RecordView<'_>, attr: Option<u32>) -> Option<Vec<u8>> {
+    attr.and_then(|a| rec.attr(a))
+        .and_then(|x| x.values().map(|v| v.norm.to_vec()).min())
+}
+
+/// A VLV request: the window of the sorted list around the target, and the VLV response.
+fn vlv_window(
+    ctx: &Ctx,
+    job: &SearchJob,
+    keys: &ctl::SortRequest,
+    v: &ctl::VlvRequest,
+    ids: Vec<u64>,
+    extended_dn: Option<i32>,
+) -> Outcome {
+    let count = ids.len();
+    let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+    // 1-based position of the target in the sorted list (count + 1 = past the end).
+    let target = match &v.target {
+        ctl::VlvTarget::ByOffset {
+            offset,
+            content_count,
+        } => {
+            let offset = usize::try_from(*offset).unwrap_or(0);
+            let client = usize::try_from(*content_count).unwrap_or(0);
+            let pos = if client == 0 || client == count {
+                offset
+            } else {
+                ((offset as f64 / client as f64) * count as f64).round() as usize
+            };
+            pos.clamp(1, count.max(1))
+        }
+        ctl::VlvTarget::GreaterOrEqual(value) => {
+            let Some(first) = keys.keys.first() else {
+                return Err(LdapResult::new(
+                    ResultCode::PROTOCOL_ERROR,
+                    "sort control without keys",
+                ));
+            };
+            let syntax = ctx.db.config().schema.syntax_of(&first.attribute);
+            let norm = syntax
+                .normalize(value)
+                .map(|n| n.into_owned())
+                .unwrap_or_else(|_| value.clone());
+            let attr = snap.attr_id(&first.attribute);
+            let mut pos = count + 1;
+            for (i, id) in ids.iter().enumerate() {
+                let key = snap
+                    .record(*id)
+                    .ok()
+                    .flatten()
+                    .and_then(|r| least_value(&r, attr));
+                let reached = match key {
+                    Some(k) if first.reverse => k <= norm,
+                    Some(k) => k >= norm,
+                    None => true,
+                };
+                if reached {
+                    pos = i + 1;
+                    break;
+                }
+            }
+            pos
+        }
+    };
+    let before = usize::try_from(v.before).unwrap_or(0);
+    let after = usize::try_from(v.after).unwrap_or(0);
+    let from = target.saturating_sub(before).max(1);
+    let to = target.saturating_add(after).min(count);
+    let window: Vec<u64> = if count == 0 || from > to {
+        Vec::new()
+    } else {
+        ids.get(from - 1..to)
+            .map(<[u64]>::to_vec)
+            .unwrap_or_default()
+    };
+    let mut cursor = SearchCursor::from_ids(window);
+    let sel = Selection::new(&job.req.attributes);
+    let attrs = AttrIds::new(&snap, &sel, ctx.cfg.max_val_range);
+    let mut dns = DnCache::default();
+    let mut batch = Vec::new();
+    snap.advance(&mut cursor, usize::MAX, |hit| {
+        let dn = snap.cached_dn(&mut dns, hit.id)?;
+        let dn = match extended_dn {
+            Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
+            None => dn,
+        };
+        let attributes = attrs.attributes(&snap, &hit.record, job.req.types_only);
+        batch.push(encode_message(&LdapMessage {
+            id: job.id,
+            op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
+            controls: Vec::new(),
+        }));
+        Ok(ControlFlow::Continue(()))
+    })
+    .map_err(|e| db_result(&e))?;
+    drop(snap);
+    for b in batch {
+        if !send(&job.out, b) {
+            return Ok(None);
+        }
+    }
+    let response = ctl::VlvResponse {
+        target_position: i32::try_from(target).unwrap_or(i32::MAX),
+        content_count: i32::try_from(count).unwrap_or(i32::MAX),
+        result: ResultCode::SUCCESS,
+        context_id: v.context_id.clone(),
+    };
+    Ok(Some((
+        LdapResult::success(),
+        vec![response.to_control(false)],
+    )))
 }
 
 fn paged_control(cookie: &[u8]) -> Control {
@@ -355,14 +674,33 @@ fn paged_control(cookie: &[u8]) -> Control {
 /// Attribute ids resolved once per snapshot for the selection.
 struct AttrIds {
     all: bool,
-    ids: Vec<u32>,
+    ids: Vec<(u32, Option<ValueRange>)>,
+    max_values: usize,
 }
 
 impl AttrIds {
-    fn new(snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>, sel: &Selection) -> AttrIds {
+    fn new(
+        snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        sel: &Selection,
+        max_values: usize,
+    ) -> AttrIds {
+        let mut ids: Vec<(u32, Option<ValueRange>)> = Vec::new();
+        for w in &sel.wanted {
+            if let Some(id) = snap.attr_id(&w.name) {
+                match ids.iter_mut().find(|(i, _)| *i == id) {
+                    Some(slot) => {
+                        if w.range.is_some() {
+                            slot.1 = w.range;
+                        }
+                    }
+                    None => ids.push((id, w.range)),
+                }
+            }
+        }
         AttrIds {
             all: sel.all_user,
-            ids: sel.names.iter().filter_map(|n| snap.attr_id(n)).collect(),
+            ids,
+            max_values: max_values.max(1),
         }
     }
 
@@ -373,28 +711,63 @@ impl AttrIds {
         types_only: bool,
     ) -> Vec<Attribute> {
         let mut out = Vec::new();
-        let mut emit = |a: kauri_db::record::AttrView<'_>| {
+        let max = self.max_values;
+        let mut emit = |a: kauri_db::record::AttrView<'_>, range: Option<ValueRange>| {
             let Some(name) = snap.attr_name(a.id) else {
                 return;
+            };
+            let count = a.count as usize;
+            if range.is_none() && count <= max {
+                let values = if types_only {
+                    Vec::new()
+                } else {
+                    a.values().map(|v| v.raw.to_vec()).collect()
+                };
+                out.push(Attribute {
+                    name: name.to_string(),
+                    values,
+                });
+                return;
+            }
+            // Ranged retrieval: at most `max` values, tagged with the range they cover.
+            let (low, high) = range.unwrap_or((0, None));
+            if low >= count {
+                return;
+            }
+            let want_last = high.unwrap_or(usize::MAX).min(count - 1);
+            let last = want_last.min(low + max - 1);
+            let tag = if last >= count - 1 {
+                format!("{low}-*")
+            } else {
+                format!("{low}-{last}")
             };
             let values = if types_only {
                 Vec::new()
             } else {
-                a.values().map(|v| v.raw.to_vec()).collect()
+                a.values()
+                    .skip(low)
+                    .take(last + 1 - low)
+                    .map(|v| v.raw.to_vec())
+                    .collect()
             };
             out.push(Attribute {
-                name: name.to_string(),
+                name: format!("{name};range={tag}"),
                 values,
             });
         };
         if self.all {
             for a in rec.attrs() {
-                emit(a);
+                let range = self
+                    .ids
+                    .iter()
+                    .find(|(i, _)| *i == a.id)
+                    .and_then(|(_, r)| *r);
+                emit(a, range);
             }
         } else {
-            for id in &self.ids {
+            for (id, range) in &self.ids {
                 if let Some(a) = rec.attr(*id) {
-                    emit(a);
+                    emit(a, *range);
                 }
             }
         }
@@ -403,7 +776,8 @@ impl AttrIds {
 }
 
 /// The DN in the extended form AD returns with the extended-DN control:
-/// `<GUID=…>;<SID=…>;dn`, hexadecimal (format 0) or string forms (format 1).
+/// `<GUID=…>;<SID=…>;dn`, hexadecimal (format 0) or string forms (format 1). The binary
+/// (normalized) forms are used, whatever form the client stored.
 fn extended_dn_text(
     snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
     rec: &kauri_db::record::RecordView<'_>,
@@ -414,7 +788,7 @@ fn extended_dn_text(
         snap.attr_id(name)
             .and_then(|id| rec.attr(id))
             .and_then(|a| a.values().next())
-            .map(|v| v.raw.to_vec())
+            .map(|v| v.norm.to_vec())
     };
     let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
     let mut s = String::new();

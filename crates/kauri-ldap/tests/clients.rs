@@ -41,6 +41,7 @@ fn db_config() -> DbConfig {
     let mut cfg = DbConfig::default();
     cfg.schema
         .set("objectSid", Syntax::Sid)
+        .set("objectGUID", Syntax::Guid)
         .set("member", Syntax::Dn);
     cfg.index("cn", IndexFlags::EQUALITY | IndexFlags::SUBSTRING_INITIAL)
         .index("uid", IndexFlags::EQUALITY | IndexFlags::UNIQUE)
@@ -481,5 +482,162 @@ print("ok")
         o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
         "python ldap3 (pip install ldap3): {}",
         text(&o)
+    );
+}
+
+#[test]
+fn sort_vlv_ranged_retrieval_and_extended_dn() {
+    let s = start(|c| c.max_val_range = 5);
+    // Server-side sort, descending by uid.
+    let o = ldap(
+        "ldapsearch",
+        &admin(
+            &s,
+            &[
+                "-E",
+                "!sss=-uid",
+                "-b",
+                &format!("ou=People,{BASE}"),
+                "-s",
+                "one",
+                "(uid=*)",
+                "uid",
+            ],
+        ),
+        None,
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let uids: Vec<&str> = t.lines().filter_map(|l| l.strip_prefix("uid: ")).collect();
+    let mut want = uids.clone();
+    want.sort();
+    want.reverse();
+    assert_eq!(uids.len(), 12);
+    assert_eq!(uids, want);
+    assert!(t.contains("sortResult: (0) Success"), "{t}");
+    // VLV (ldapsearch's VLV mode is interactive, so python ldap3 sends the raw controls):
+    // 1 before and 2 after the 4th entry of the list sorted by uid; VLV without sort is
+    // refused (unwillingToPerform: clients such as ldap3 know only RFC 4511's codes, not
+    // sortControlMissing).
+    let script = format!(
+        r#"
+import ldap3
+c = ldap3.Connection(ldap3.Server("127.0.0.1", port={port}, get_info=ldap3.NONE), user="{admin}", password="{pw}", auto_bind=True)
+sort = ("1.2.840.113556.1.4.473", True, bytes.fromhex("3007300504037569 64".replace(" ", "")))
+vlv = ("2.16.840.1.113730.3.4.9", True, bytes.fromhex("300e020101020102a006020104020100"))
+c.search("ou=People,{base}", "(uid=*)", search_scope=ldap3.LEVEL, attributes=["uid"], controls=[sort, vlv])
+assert c.result["result"] == 0, c.result
+print(",".join(e.uid.value for e in c.entries))
+c.search("ou=People,{base}", "(uid=*)", search_scope=ldap3.LEVEL, attributes=["uid"], controls=[vlv])
+print(c.result["result"])
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW,
+        base = BASE
+    );
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3");
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let mut all: Vec<String> = (0..12).map(|i| format!("user{i}")).collect();
+    all.sort();
+    let mut lines = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect::<Vec<_>>()
+        .into_iter();
+    assert_eq!(lines.next().unwrap_or_default(), all[2..6].join(","), "{t}");
+    assert_eq!(lines.next().unwrap_or_default(), "53", "{t}");
+
+    // Ranged retrieval of a 12-value attribute with MaxValRange 5.
+    let members: String = (0..12)
+        .map(|i| format!("member: cn=User {i},ou=People,{BASE}\n"))
+        .collect();
+    let group = format!("dn: cn=Big,{BASE}\nobjectClass: group\ncn: Big\n{members}\n");
+    let o = ldap("ldapadd", &admin(&s, &[]), Some(&group));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(
+            &s,
+            &[
+                "-b",
+                &format!("cn=Big,{BASE}"),
+                "-s",
+                "base",
+                "(objectClass=*)",
+                "member",
+            ],
+        ),
+        None,
+    );
+    let t = text(&o);
+    assert!(t.contains("member;range=0-4: "), "{t}");
+    assert_eq!(t.matches("member;range=0-4: ").count(), 5, "{t}");
+    let o = ldap(
+        "ldapsearch",
+        &admin(
+            &s,
+            &[
+                "-b",
+                &format!("cn=Big,{BASE}"),
+                "-s",
+                "base",
+                "(objectClass=*)",
+                "member;range=10-*",
+            ],
+        ),
+        None,
+    );
+    let t = text(&o);
+    assert_eq!(t.matches("member;range=10-*: ").count(), 2, "{t}");
+
+    // Extended DN (string form) shows the GUID and SID before the DN.
+    let m = format!(
+        "dn: cn=User 1,ou=People,{BASE}\nchangetype: modify\nadd: objectGUID\nobjectGUID:: AAECAwQFBgcICQoLDA0ODw==\n-\nadd: objectSid\nobjectSid: S-1-5-21-1-2-3-1001\n\n"
+    );
+    let o = ldap("ldapmodify", &admin(&s, &[]), Some(&m));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapsearch",
+        &admin(
+            &s,
+            &[
+                "-E",
+                "1.2.840.113556.1.4.529=::MAMCAQE=",
+                "-b",
+                BASE,
+                "(uid=user1)",
+                "dn",
+            ],
+        ),
+        None,
+    );
+    let t = text(&o);
+    use base64::Engine;
+    let b64: String = t
+        .split("dn:: ")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .collect();
+    let dn = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        dn.starts_with(
+            "<GUID=03020100-0504-0706-0809-0a0b0c0d0e0f>;<SID=S-1-5-21-1-2-3-1001>;cn=User 1"
+        ),
+        "{dn}"
     );
 }

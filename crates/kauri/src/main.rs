@@ -2,6 +2,7 @@
 //! and traffic tools grow here.
 
 mod bench_db;
+mod bench_ldap;
 mod dbcmd;
 mod populate;
 mod profile;
@@ -91,6 +92,46 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The LDAP server under load over TCP: searches, binds, modifies, adds and deletes at
+    /// several connection counts, and a paged sweep; optionally against OpenLDAP slapd.
+    Ldap {
+        /// Users in the directory.
+        #[arg(long, default_value_t = 100_000)]
+        users: usize,
+        /// Folder for the benchmark database.
+        #[arg(long, default_value = "bench-data")]
+        dir: PathBuf,
+        /// Connection counts to run at, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize, 8, 64])]
+        connections: Vec<usize>,
+        /// Measured seconds per workload and connection count.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Servers to measure.
+        #[arg(long, value_enum, default_value_t = bench_ldap::Against::Kauri)]
+        against: bench_ldap::Against,
+        /// Only the domain, OUs, containers and users (implied by `--against both`).
+        #[arg(long)]
+        users_only: bool,
+        /// The slapd to measure, ldap://HOST:PORT.
+        #[arg(long)]
+        slapd_uri: Option<String>,
+        /// DN the client binds as on slapd.
+        #[arg(long, default_value = "cn=admin,dc=samdom,dc=example,dc=com")]
+        slapd_bind_dn: String,
+        /// Its password.
+        #[arg(long)]
+        slapd_password: Option<String>,
+        /// The slapd suffix holding the directory.
+        #[arg(long, default_value = "dc=samdom,dc=example,dc=com")]
+        slapd_base: String,
+        /// Only write the users-only directory as LDIF for slapd to FILE, then stop.
+        #[arg(long)]
+        write_ldif: Option<PathBuf>,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The read half of `bench db`, run in its own process (prints JSON).
     #[command(hide = true)]
     DbQueries {
@@ -174,6 +215,51 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
             } else {
                 print!("{}", bench_db::markdown(&reports));
+            }
+        }
+        Command::Bench {
+            what:
+                BenchCommand::Ldap {
+                    users,
+                    dir,
+                    connections,
+                    seconds,
+                    against,
+                    users_only,
+                    slapd_uri,
+                    slapd_bind_dn,
+                    slapd_password,
+                    slapd_base,
+                    write_ldif,
+                    json,
+                },
+        } => {
+            if let Some(path) = write_ldif {
+                let n = bench_ldap::write_ldif(&path, users)?;
+                eprintln!("kauri: wrote {n} entries to {}", path.display());
+            } else {
+                let slapd = slapd_uri.map(|uri| bench_ldap::SlapdTarget {
+                    uri,
+                    bind_dn: slapd_bind_dn,
+                    password: slapd_password.unwrap_or_default(),
+                    base: slapd_base,
+                });
+                let opts = bench_ldap::Options {
+                    users,
+                    dir,
+                    connections,
+                    seconds,
+                    against,
+                    users_only,
+                    slapd,
+                    progress: !json,
+                };
+                let reports = bench_ldap::run(&opts)?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&reports)?);
+                } else {
+                    print!("{}", bench_ldap::markdown(&reports));
+                }
             }
         }
         Command::Bench {
