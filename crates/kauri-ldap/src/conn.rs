@@ -124,6 +124,7 @@ struct Conn {
     running: Arc<Mutex<HashMap<MessageId, CancellationToken>>>,
     permits: Arc<Semaphore>,
     peer: String,
+    immediate: Vec<Vec<u8>>,
 }
 
 /// Serves one connection until the client unbinds or disconnects.
@@ -161,6 +162,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> s
         running: Arc::new(Mutex::new(HashMap::new())),
         permits: Arc::new(Semaphore::new(max_ops)),
         peer,
+        immediate: Vec::new(),
     };
     let mut framed = Framed::new(io, ServerCodec(LdapCodec::new(ctx.cfg.max_pdu)));
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
@@ -172,7 +174,19 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> s
         tokio::select! {
             biased;
             Some(bytes) = out_rx.recv() => {
-                framed.send(bytes).await?;
+                // Write everything that is ready with one flush.
+                framed.feed(bytes).await?;
+                let mut fed = 1;
+                while fed < 64 {
+                    match out_rx.try_recv() {
+                        Ok(more) => {
+                            framed.feed(more).await?;
+                            fed += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                framed.flush().await?;
                 last_activity = Instant::now();
             }
             p = conn.permits.clone().acquire_owned(), if permit.is_none() => {
@@ -204,7 +218,14 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> s
                     }
                     Ok(Ok(m)) => {
                         let Some(p) = permit.take() else { continue };
-                        match conn.dispatch(m, p).await {
+                        let next = conn.dispatch(m, p).await;
+                        if !conn.immediate.is_empty() {
+                            for bytes in conn.immediate.drain(..) {
+                                framed.feed(bytes).await?;
+                            }
+                            framed.flush().await?;
+                        }
+                        match next {
                             Next::Continue => {}
                             Next::Close => break,
                             Next::StartTls(id) => {
@@ -314,11 +335,10 @@ impl Conn {
         self.ctx.counters.op(kind);
     }
 
-    fn reply(&self, bytes: Vec<u8>) {
-        let out = self.out.clone();
-        tokio::spawn(async move {
-            let _ = out.send(bytes).await;
-        });
+    /// Queues a response decided on the connection's own task; the loop writes it right
+    /// after the dispatch, without a hop through the response channel.
+    fn reply(&mut self, bytes: Vec<u8>) {
+        self.immediate.push(bytes);
     }
 
     async fn dispatch(&mut self, m: LdapMessage, permit: OwnedSemaphorePermit) -> Next {
@@ -641,7 +661,12 @@ impl Conn {
 
     /// RFC 3062: the administrator sets anyone's password; a user changes their own after
     /// proving the old one. The new value is stored hashed in `userPassword`.
-    fn password_modify(&self, id: MessageId, value: Option<&[u8]>, permit: OwnedSemaphorePermit) {
+    fn password_modify(
+        &mut self,
+        id: MessageId,
+        value: Option<&[u8]>,
+        permit: OwnedSemaphorePermit,
+    ) {
         let respond = move |result: LdapResult, gen: Option<Vec<u8>>| {
             msg(
                 id,

@@ -172,6 +172,26 @@ fn send(out: &Sender<Vec<u8>>, bytes: Vec<u8>) -> bool {
     out.blocking_send(bytes).is_ok()
 }
 
+/// Bytes of encoded entries handed to the connection at once.
+const SEND_CHUNK: usize = 64 << 10;
+
+/// Hands encoded messages to the connection, packed into chunks of about
+/// [`SEND_CHUNK`] bytes so a large result costs few hand-overs and few socket writes.
+fn send_all(out: &Sender<Vec<u8>>, batch: Vec<Vec<u8>>) -> bool {
+    let mut chunk: Vec<u8> = Vec::new();
+    for b in batch {
+        if chunk.is_empty() {
+            chunk = b;
+        } else {
+            chunk.extend_from_slice(&b);
+        }
+        if chunk.len() >= SEND_CHUNK && !send(out, std::mem::take(&mut chunk)) {
+            return false;
+        }
+    }
+    chunk.is_empty() || send(out, chunk)
+}
+
 /// Runs a search to completion on the calling (blocking) thread.
 pub fn run(ctx: &Ctx, job: SearchJob) {
     let id = job.id;
@@ -426,10 +446,8 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 return Err(db_result(&e));
             }
         }
-        for b in batch {
-            if !send(&job.out, b) {
-                return Ok(None);
-            }
+        if !send_all(&job.out, batch) {
+            return Ok(None);
         }
     }
     if job.cancel.is_cancelled() {
@@ -646,10 +664,8 @@ fn vlv_window(
     })
     .map_err(|e| db_result(&e))?;
     drop(snap);
-    for b in batch {
-        if !send(&job.out, b) {
-            return Ok(None);
-        }
+    if !send_all(&job.out, batch) {
+        return Ok(None);
     }
     let response = ctl::VlvResponse {
         target_position: i32::try_from(target).unwrap_or(i32::MAX),
