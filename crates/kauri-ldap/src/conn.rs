@@ -359,6 +359,11 @@ impl Conn {
             ProtocolOp::BindRequest(b) => {
                 self.count(OP_BIND);
                 let result = self.bind(b.version, &b.name, &b.auth);
+                self.ctx.counters.finish(
+                    OP_BIND,
+                    result.code == ResultCode::SUCCESS,
+                    started.elapsed(),
+                );
                 tracing::debug!(peer = %self.peer, id, op = "bind", code = result.code.0, elapsed_us = started.elapsed().as_micros() as u64);
                 self.reply(msg(
                     id,
@@ -389,7 +394,9 @@ impl Conn {
                 let ctx = self.ctx.clone();
                 let running = self.running.clone();
                 tokio::task::spawn_blocking(move || {
-                    search::run(&ctx, job);
+                    if let Some(ok) = search::run(&ctx, job) {
+                        ctx.counters.finish(OP_SEARCH, ok, started.elapsed());
+                    }
                     running.lock().remove(&id);
                     tracing::debug!(
                         id,
@@ -407,6 +414,11 @@ impl Conn {
                 let out = self.out.clone();
                 tokio::task::spawn_blocking(move || {
                     let result = compare(&ctx, &identity, &c.dn, &c.attribute, &c.value);
+                    let ok = matches!(
+                        result.code,
+                        ResultCode::COMPARE_TRUE | ResultCode::COMPARE_FALSE
+                    );
+                    ctx.counters.finish(OP_COMPARE, ok, started.elapsed());
                     let _ = out.blocking_send(msg(id, ProtocolOp::CompareResponse(result)));
                     drop(permit);
                 });
@@ -425,7 +437,15 @@ impl Conn {
                         }
                         WriteOp::Add(e)
                     });
-                self.write(id, m.controls, &[], op, ProtocolOp::AddResponse, permit);
+                self.write(
+                    OP_ADD,
+                    id,
+                    m.controls,
+                    &[],
+                    op,
+                    ProtocolOp::AddResponse,
+                    permit,
+                );
                 Next::Continue
             }
             ProtocolOp::ModifyRequest(r) => {
@@ -454,6 +474,7 @@ impl Conn {
                         permissive,
                     });
                 self.write(
+                    OP_MODIFY,
                     id,
                     m.controls,
                     &[ctl::PERMISSIVE_MODIFY],
@@ -472,6 +493,7 @@ impl Conn {
                     })
                     .map(|dn| WriteOp::Delete { dn, subtree });
                 self.write(
+                    OP_DELETE,
                     id,
                     m.controls,
                     &[ctl::TREE_DELETE],
@@ -504,6 +526,7 @@ impl Conn {
                     })
                 })();
                 self.write(
+                    OP_MODDN,
                     id,
                     m.controls,
                     &[],
@@ -624,8 +647,10 @@ impl Conn {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
+        kind: usize,
         id: MessageId,
         controls: Vec<Control>,
         supported: &[&str],
@@ -633,6 +658,7 @@ impl Conn {
         respond: fn(LdapResult) -> ProtocolOp,
         permit: OwnedSemaphorePermit,
     ) {
+        let started = Instant::now();
         let checked = check_controls(&controls, supported).and(op);
         let may_write = self.identity.may_write();
         let ctx = self.ctx.clone();
@@ -649,11 +675,8 @@ impl Conn {
                     Err(e) => db_result(&e),
                 },
             };
-            if result.code != ResultCode::SUCCESS {
-                ctx.counters
-                    .errors
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
+            ctx.counters
+                .finish(kind, result.code == ResultCode::SUCCESS, started.elapsed());
             let _ = out.send(msg(id, respond(result))).await;
             drop(permit);
         });

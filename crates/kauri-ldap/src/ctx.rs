@@ -9,9 +9,35 @@ use kauri_kv::lmdb::LmdbBackend;
 use crate::config::ServerConfig;
 use crate::writer::Writer;
 
+/// Upper bounds (µs) of the latency histogram buckets; a last bucket catches the rest.
+pub const LATENCY_BUCKETS_US: [u64; 12] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 1_000_000, 10_000_000,
+];
+
+/// Names of the operation kinds, in [`Counters::ops`] order.
+pub const OP_NAMES: [&str; 10] = [
+    "bind", "search", "add", "modify", "delete", "modrdn", "compare", "extended", "abandon",
+    "unbind",
+];
+
+/// Finished requests of one operation kind: outcomes and a latency histogram.
+#[derive(Debug, Default)]
+pub struct OpStats {
+    /// Requests answered with success (or compareTrue/compareFalse).
+    pub ok: AtomicU64,
+    /// Requests answered with any other result.
+    pub failed: AtomicU64,
+    /// Counts per latency bucket (see [`LATENCY_BUCKETS_US`]), plus one for larger.
+    pub buckets: [AtomicU64; 13],
+    /// Sum of latencies, µs.
+    pub sum_us: AtomicU64,
+}
+
 /// Operation counters, reported by the metrics endpoint and in tests.
 #[derive(Debug, Default)]
 pub struct Counters {
+    /// Finished requests per operation kind.
+    pub finished: [OpStats; 10],
     /// Connections accepted.
     pub connections: AtomicU64,
     /// Connections open now.
@@ -26,6 +52,34 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// Records a finished request: its kind, whether it succeeded, and how long it took.
+    pub fn finish(&self, kind: usize, ok: bool, elapsed: std::time::Duration) {
+        let Some(s) = self.finished.get(kind) else {
+            return;
+        };
+        if ok {
+            s.ok.fetch_add(1, Ordering::Relaxed);
+        } else {
+            s.failed.fetch_add(1, Ordering::Relaxed);
+            self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        tracing::debug!(
+            op = OP_NAMES.get(kind).copied().unwrap_or("?"),
+            ok,
+            elapsed_us = us,
+            "request finished"
+        );
+        s.sum_us.fetch_add(us, Ordering::Relaxed);
+        let i = LATENCY_BUCKETS_US
+            .iter()
+            .position(|b| us <= *b)
+            .unwrap_or(LATENCY_BUCKETS_US.len());
+        if let Some(b) = s.buckets.get(i) {
+            b.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Counts one request of a kind (index as in [`Counters::ops`]).
     pub fn op(&self, kind: usize) {
         if let Some(c) = self.ops.get(kind) {

@@ -192,16 +192,21 @@ fn send_all(out: &Sender<Vec<u8>>, batch: Vec<Vec<u8>>) -> bool {
     chunk.is_empty() || send(out, chunk)
 }
 
-/// Runs a search to completion on the calling (blocking) thread.
-pub fn run(ctx: &Ctx, job: SearchJob) {
+/// Runs a search to completion on the calling (blocking) thread; returns whether it ended
+/// in success (`None` when abandoned or the connection went away).
+pub fn run(ctx: &Ctx, job: SearchJob) -> Option<bool> {
     let id = job.id;
     let out = job.out.clone();
-    let response = match search(ctx, &job) {
-        Ok(Some((result, controls))) => done(id, result, controls),
-        Ok(None) => return, // abandoned or the connection went away
-        Err(result) => done(id, result, Vec::new()),
+    let (response, ok) = match search(ctx, &job) {
+        Ok(Some((result, controls))) => {
+            let ok = result.code == ResultCode::SUCCESS;
+            (done(id, result, controls), ok)
+        }
+        Ok(None) => return None,
+        Err(result) => (done(id, result, Vec::new()), false),
     };
     let _ = send(&out, response);
+    Some(ok)
 }
 
 type Outcome = Result<Option<(LdapResult, Vec<Control>)>, LdapResult>;

@@ -38,6 +38,7 @@ pub struct Server {
     ctx: Arc<Ctx>,
     plain: TcpListener,
     secure: Option<TcpListener>,
+    metrics: Option<TcpListener>,
 }
 
 impl Server {
@@ -62,6 +63,18 @@ impl Server {
                     }
                 })?)
             };
+        let metrics = if cfg.metrics_listen.is_empty() {
+            None
+        } else {
+            Some(
+                TcpListener::bind(&cfg.metrics_listen)
+                    .await
+                    .map_err(|source| ServeError::Listen {
+                        addr: cfg.metrics_listen.clone(),
+                        source,
+                    })?,
+            )
+        };
         let writer = Writer::start(db.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let ctx = Arc::new(Ctx {
             cfg,
@@ -70,7 +83,12 @@ impl Server {
             tls: Some(acceptor),
             counters: Counters::default(),
         });
-        Ok(Server { ctx, plain, secure })
+        Ok(Server {
+            ctx,
+            plain,
+            secure,
+            metrics,
+        })
     }
 
     /// The address of the plain listener (useful when binding port 0).
@@ -83,6 +101,11 @@ impl Server {
         self.secure.as_ref().and_then(|l| l.local_addr().ok())
     }
 
+    /// The address of the metrics endpoint, if any.
+    pub fn metrics_addr(&self) -> Option<std::net::SocketAddr> {
+        self.metrics.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
     /// The shared state (counters, writer statistics).
     pub fn ctx(&self) -> Arc<Ctx> {
         self.ctx.clone()
@@ -91,6 +114,9 @@ impl Server {
     /// Accepts connections until the task is dropped.
     pub async fn run(self) {
         let limit = Arc::new(Semaphore::new(self.ctx.cfg.max_connections.max(1)));
+        if let Some(m) = self.metrics {
+            tokio::spawn(crate::metrics::serve(m, self.ctx.clone()));
+        }
         if let Some(secure) = self.secure {
             let ctx = self.ctx.clone();
             let limit = limit.clone();

@@ -58,7 +58,12 @@ pub struct WriterStats {
     pub requests: AtomicU64,
     /// Largest batch seen.
     pub max_batch: AtomicU64,
+    /// Commits by batch size: 1, 2, ≤4, ≤8, … ≤256, more.
+    pub batch_buckets: [AtomicU64; 10],
 }
+
+/// Upper bounds of the commit batch size buckets (a last bucket catches the rest).
+pub const BATCH_BUCKETS: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The handle request handlers send changes to.
 #[derive(Clone)]
@@ -161,6 +166,13 @@ fn run(
                 stats.commits.fetch_add(1, Ordering::Relaxed);
                 stats.requests.fetch_add(n, Ordering::Relaxed);
                 stats.max_batch.fetch_max(n, Ordering::Relaxed);
+                let i = BATCH_BUCKETS
+                    .iter()
+                    .position(|b| n <= *b)
+                    .unwrap_or(BATCH_BUCKETS.len());
+                if let Some(b) = stats.batch_buckets.get(i) {
+                    b.fetch_add(1, Ordering::Relaxed);
+                }
                 for (reply, outcome) in replies.into_iter().zip(outcomes) {
                     let _ = reply.send(outcome);
                 }

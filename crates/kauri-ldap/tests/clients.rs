@@ -21,6 +21,7 @@ const PW: &str = "Admin-Pa55";
 struct Running {
     port: u16,
     tls_port: u16,
+    metrics_port: u16,
     data: tempfile::TempDir,
     _rt: tokio::runtime::Runtime,
 }
@@ -73,6 +74,7 @@ fn start(tune: impl FnOnce(&mut ServerConfig)) -> Running {
         data: data.path().to_path_buf(),
         listen: "127.0.0.1:0".into(),
         listen_tls: "127.0.0.1:0".into(),
+        metrics_listen: "127.0.0.1:0".into(),
         admin_dn: ADMIN.into(),
         admin_password: PW.into(),
         ..ServerConfig::default()
@@ -86,10 +88,12 @@ fn start(tune: impl FnOnce(&mut ServerConfig)) -> Running {
     let server = rt.block_on(Server::bind(cfg, Arc::new(db))).unwrap();
     let port = server.local_addr().unwrap().port();
     let tls_port = server.tls_addr().unwrap().port();
+    let metrics_port = server.metrics_addr().unwrap().port();
     rt.spawn(server.run());
     Running {
         port,
         tls_port,
+        metrics_port,
         data,
         _rt: rt,
     }
@@ -640,4 +644,38 @@ print(c.result["result"])
         ),
         "{dn}"
     );
+}
+
+#[test]
+fn metrics_endpoint_counts_what_happened() {
+    let s = start(|_| {});
+    let o = ldap(
+        "ldapsearch",
+        &admin(&s, &["-b", BASE, "(uid=user1)", "uid"]),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ldap(
+        "ldapadd",
+        &admin(&s, &[]),
+        Some(&format!("dn: cn=M,{BASE}\ncn: M\n\n")),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let mut sock = TcpStream::connect(("127.0.0.1", s.metrics_port)).unwrap();
+    sock.write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n")
+        .unwrap();
+    let body = String::from_utf8(read_until_closed(sock)).unwrap();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    for needle in [
+        "kauri_ldap_requests_total{op=\"search\",outcome=\"success\"} 1",
+        "kauri_ldap_requests_total{op=\"add\",outcome=\"success\"} 1",
+        "kauri_ldap_requests_total{op=\"bind\",outcome=\"success\"} 2",
+        "kauri_ldap_request_duration_seconds_bucket{op=\"search\",le=\"+Inf\"} 1",
+        "kauri_writer_commits_total 1",
+        "kauri_writer_batch_size_bucket{le=\"1\"} 1",
+        "kauri_ldap_connections_total 2",
+        "kauri_db_unindexed_searches_total",
+    ] {
+        assert!(body.contains(needle), "missing {needle}:\n{body}");
+    }
 }
