@@ -679,3 +679,80 @@ fn metrics_endpoint_counts_what_happened() {
         assert!(body.contains(needle), "missing {needle}:\n{body}");
     }
 }
+
+#[test]
+fn python_ldap_the_openldap_binding() {
+    let s = start(|_| {});
+    let script = format!(
+        r#"
+import ldap
+from ldap.controls import SimplePagedResultsControl
+c = ldap.initialize("ldap://127.0.0.1:{port}")
+c.protocol_version = 3
+c.simple_bind_s("{admin}", "{pw}")
+c.add_s("cn=PyLdap,{base}", [("objectClass", [b"person"]), ("cn", [b"PyLdap"]), ("sn", [b"Ldap"])])
+try:
+    c.add_s("cn=PyLdap,{base}", [("objectClass", [b"person"]), ("cn", [b"PyLdap"])])
+    raise SystemExit("duplicate add succeeded")
+except ldap.ALREADY_EXISTS:
+    pass
+page = SimplePagedResultsControl(True, size=4, cookie=b"")
+dns = []
+while True:
+    msgid = c.search_ext("{base}", ldap.SCOPE_SUBTREE, "(objectClass=*)", ["cn"], serverctrls=[page])
+    _, data, _, ctrls = c.result3(msgid)
+    dns += [dn for dn, _ in data]
+    cookie = [x for x in ctrls if x.controlType == SimplePagedResultsControl.controlType][0].cookie
+    if not cookie:
+        break
+    page.cookie = cookie
+assert len(dns) == len(set(dns)) == 15, dns
+c.modify_s("cn=PyLdap,{base}", [(ldap.MOD_REPLACE, "description", [b"set"])])
+assert c.compare_s("cn=PyLdap,{base}", "description", b"SET")
+c.rename_s("cn=PyLdap,{base}", "cn=PyLdap2")
+c.delete_s("cn=PyLdap2,{base}")
+assert c.whoami_s() == "dn:{admin}"
+print("ok")
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW,
+        base = BASE
+    );
+    // Debian's python3-ldap installs for the system interpreter.
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("/usr/bin/python3");
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "python-ldap (apt-get install python3-ldap): {}",
+        text(&o)
+    );
+}
+
+#[test]
+fn go_ldap_client() {
+    let s = start(|_| {});
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go-client");
+    let bin = s.data.path().join("go-client");
+    let o = Command::new("go")
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg(".")
+        .current_dir(&dir)
+        .output()
+        .expect("the go toolchain");
+    assert!(o.status.success(), "go build: {}", text(&o));
+    let ca = s.ca();
+    let o = Command::new(&bin)
+        .args([s.uri().as_str(), ADMIN, PW, BASE])
+        .arg(&ca)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "go-ldap: {}",
+        text(&o)
+    );
+}
