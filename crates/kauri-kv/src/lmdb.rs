@@ -112,6 +112,9 @@ pub struct LmdbBackend {
     writer: Mutex<()>,
     write_active: AtomicBool,
     resizes: AtomicU64,
+    /// Id of the last transaction this process committed: a snapshot begun after that
+    /// commit must not be older (see [`Backend::read`] for [`LmdbBackend`]).
+    committed_txnid: AtomicU64,
     page_size: usize,
     replay_limit: usize,
     path: PathBuf,
@@ -223,6 +226,7 @@ impl LmdbBackend {
             writer: Mutex::new(()),
             write_active: AtomicBool::new(false),
             resizes: AtomicU64::new(0),
+            committed_txnid: AtomicU64::new(0),
             page_size,
             replay_limit: options.replay_limit,
             path: dir.to_path_buf(),
@@ -856,8 +860,12 @@ impl WriteTxn for LmdbWrite<'_> {
             let Some(txn) = self.txn.take() else {
                 return Err(KvError::Storage("the write transaction is closed".into()));
             };
+            let id = txn.id() as u64;
             match txn.commit() {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    self.backend.committed_txnid.fetch_max(id, Ordering::AcqRel);
+                    return Ok(());
+                }
                 Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
                     rounds += 1;
                     self.recover(0)?;
@@ -885,9 +893,29 @@ impl Backend for LmdbBackend {
 
     fn read(&self) -> KvResult<LmdbSnapshot> {
         let mut tries = 0;
+        let mut stale = 0;
+        // LMDB lets a reader that is preempted between reading the current transaction id
+        // and the matching meta page register one id and read the state of a transaction
+        // two commits later (the writer reused that meta page meanwhile); the next snapshot
+        // may then come out older than this one. Such a snapshot is recognised (the newest
+        // meta page is already two transactions past its id) and taken again, as is one
+        // older than the last commit this process completed before it began, so snapshots
+        // never go back in time.
+        let floor = self.committed_txnid.load(Ordering::Acquire);
         loop {
             let gate = self.gate.read_arc();
             match self.env.clone().static_read_txn() {
+                Ok(txn)
+                    if stale < 1000 && {
+                        let id = txn.id();
+                        (id as u64) < floor || self.env.info().last_txn_id >= id.saturating_add(2)
+                    } =>
+                {
+                    stale += 1;
+                    drop(txn);
+                    drop(gate);
+                    std::thread::yield_now();
+                }
                 Ok(txn) => {
                     return Ok(LmdbSnapshot {
                         txn,

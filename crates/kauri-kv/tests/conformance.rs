@@ -729,7 +729,7 @@ fn suite_readers_see_consistent_states<B: Backend>(make: impl Fn() -> B) {
                     let bb = get(&r, T, b"b").unwrap();
                     assert_eq!(a, bb, "a reader saw a half-committed state");
                     let n = u64::from_be_bytes(a.try_into().unwrap());
-                    assert!(n >= last, "snapshots went back in time");
+                    assert!(n >= last, "snapshots went back in time: {n} after {last}");
                     assert!(n % 7 != 0 || n == 0, "an aborted write became visible");
                     last = n;
                     reads.fetch_add(1, Ordering::Relaxed);
