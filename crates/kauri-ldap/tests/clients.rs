@@ -756,3 +756,79 @@ fn go_ldap_client() {
         text(&o)
     );
 }
+
+#[test]
+fn idle_connections_are_closed_with_a_notice() {
+    let s = start(|c| c.idle_timeout_secs = 1);
+    let sock = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let started = std::time::Instant::now();
+    let got = read_until_closed(sock);
+    assert!(
+        got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
+        "{got:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[test]
+fn pipelined_requests_and_abandon_on_one_connection() {
+    let s = start(|_| {});
+    let script = format!(
+        r#"
+import ldap
+c = ldap.initialize("ldap://127.0.0.1:{port}")
+c.simple_bind_s("{admin}", "{pw}")
+m1 = c.search_ext("{base}", ldap.SCOPE_SUBTREE, "(objectClass=*)", ["cn"])
+m2 = c.search_ext("{base}", ldap.SCOPE_SUBTREE, "(uid=user1)", ["uid"])
+m3 = c.compare_ext("cn=User 2,ou=People,{base}", "uid", b"user2")
+_, two, _, _ = c.result3(m2)
+_, one, _, _ = c.result3(m1)
+assert len(one) == 14 and len(two) == 1, (len(one), len(two))
+try:
+    c.result3(m3)
+    raise SystemExit("compare did not report its outcome")
+except ldap.COMPARE_TRUE:
+    pass
+m4 = c.search_ext("{base}", ldap.SCOPE_SUBTREE, "(objectClass=*)", ["cn"])
+c.abandon(m4)
+assert c.whoami_s() == "dn:{admin}"
+print("ok")
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW,
+        base = BASE
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("/usr/bin/python3");
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn tls_certificate_and_key_from_files() {
+    let first = start(|_| {});
+    let cert = first.data.path().join("tls/cert.pem");
+    let key = first.data.path().join("tls/key.pem");
+    let second = start(|c| {
+        c.tls_cert = cert.clone();
+        c.tls_key = key.clone();
+    });
+    assert!(
+        !second.data.path().join("tls").exists(),
+        "a pair was generated although files were given"
+    );
+    let ca = first.ca();
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &second.tls_uri(), "-D", ADMIN, "-w", PW],
+        None,
+        &[("LDAPTLS_CACERT", ca.as_path())],
+    );
+    assert!(text(&o).contains(&format!("dn:{ADMIN}")), "{}", text(&o));
+}

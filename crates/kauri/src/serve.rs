@@ -165,40 +165,37 @@ pub fn demo(o: &Overrides) -> Result<()> {
     cfg.admin_password = password.clone();
     let db = open_db(&cfg.data)?;
     let created = sample_tree(&db, &password)?;
-    let port = cfg.listen.rsplit(':').next().unwrap_or("3389").to_string();
-    let tls_port = cfg
-        .listen_tls
-        .rsplit(':')
-        .next()
-        .unwrap_or("3636")
-        .to_string();
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;
     let ca = cert.with_file_name("ca.pem");
     let ca = if ca.exists() { ca } else { cert };
-    println!(
-        "Kauri demo directory {} ({})",
-        DEMO_SUFFIX,
-        if created { "created" } else { "reused" }
-    );
-    println!("  data:     {}", cfg.data.display());
-    println!("  admin:    cn=admin,{DEMO_SUFFIX}");
-    println!("  password: {password}   (also in {})", pw_file.display());
-    println!();
-    println!("Try:");
-    println!(
-        "  ldapsearch -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}' -b {DEMO_SUFFIX} '(objectClass=person)' cn mail"
-    );
-    println!(
-        "  LDAPTLS_CACERT={} ldapwhoami -x -H ldaps://127.0.0.1:{tls_port} -D cn=admin,{DEMO_SUFFIX} -w '{password}'",
-        ca.display()
-    );
-    println!();
+    let data = cfg.data.clone();
     runtime()?.block_on(async move {
         let server = Server::bind(cfg, db).await?;
-        eprintln!("kauri: serving ldap://{}", server.local_addr()?);
+        let port = server.local_addr()?.port();
+        println!(
+            "Kauri demo directory {} ({})",
+            DEMO_SUFFIX,
+            if created { "created" } else { "reused" }
+        );
+        println!("  data:     {}", data.display());
+        println!("  admin:    cn=admin,{DEMO_SUFFIX}");
+        println!("  password: {password}   (also in {})", pw_file.display());
+        println!("  serving:  ldap://127.0.0.1:{port}");
         if let Some(a) = server.tls_addr() {
-            eprintln!("kauri: serving ldaps://{a}");
+            println!("            ldaps://127.0.0.1:{}", a.port());
         }
+        println!();
+        println!("Try:");
+        println!(
+            "  ldapsearch -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}' -b {DEMO_SUFFIX} '(objectClass=person)' cn mail"
+        );
+        println!(
+            "  LDAPTLS_CACERT={} ldapwhoami -ZZ -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}'",
+            ca.display()
+        );
+        println!();
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
         server.run().await;
         Ok(())
     })

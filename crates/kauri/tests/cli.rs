@@ -100,3 +100,149 @@ fn bench_then_database_care() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no database"));
 }
+
+/// Reads the child's standard output until `stop` appears in a line; returns the lines.
+fn read_until(child: &mut std::process::Child, stop: &str) -> Vec<String> {
+    use std::io::BufRead;
+    let out = child.stdout.as_mut().expect("piped stdout");
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(out).lines() {
+        let line = line.expect("read stdout");
+        let done = line.contains(stop);
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    lines
+}
+
+#[test]
+fn demo_serves_what_it_prints_and_reuses_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("kauri-data");
+    let data = data.to_str().unwrap();
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_kauri"))
+            .args([
+                "demo",
+                "--data",
+                data,
+                "--listen",
+                "127.0.0.1:0",
+                "--listen-tls",
+                "127.0.0.1:0",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start kauri demo")
+    };
+    let mut child = start();
+    let lines = read_until(&mut child, "ldapwhoami");
+    assert!(lines.iter().any(|l| l.contains("(created)")), "{lines:?}");
+    // Run the printed commands exactly as a newcomer would paste them.
+    for cmd in lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("ldapsearch") || l.contains("ldapwhoami"))
+    {
+        let o = Command::new("sh")
+            .args(["-c", cmd.trim()])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("dn: cn=Aroha Ngata") || text.contains("dn:cn=admin"),
+            "{cmd}: {text}"
+        );
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let mut again = start();
+    let lines = read_until(&mut again, "ldapwhoami");
+    assert!(lines.iter().any(|l| l.contains("(reused)")), "{lines:?}");
+    again.kill().unwrap();
+    let _ = again.wait();
+}
+
+#[test]
+fn serve_reads_its_configuration_file_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let config = dir.path().join("kauri.toml");
+    // Find a free port for the flag, and put a different (unused) one in the file.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        &config,
+        format!(
+            "listen = \"127.0.0.1:1\"\nlisten_tls = \"\"\nmetrics_listen = \"\"\nanonymous_read = true\nadmin_dn = \"cn=root,dc=x\"\nadmin_password = \"pw\"\ndata = \"{}\"\n",
+            dir.path().join("unused").display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kauri"))
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--data")
+        .arg(&data)
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ok = false;
+    for _ in 0..50 {
+        let o = Command::new("ldapwhoami")
+            .args([
+                "-x",
+                "-H",
+                &format!("ldap://127.0.0.1:{port}"),
+                "-D",
+                "cn=root,dc=x",
+                "-w",
+                "pw",
+            ])
+            .output()
+            .unwrap();
+        if o.status.success() {
+            assert!(String::from_utf8_lossy(&o.stdout).contains("dn:cn=root,dc=x"));
+            ok = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(
+        ok,
+        "the server did not answer on the port given by --listen"
+    );
+    assert!(
+        data.join("db").join("data.mdb").exists(),
+        "--data was not used"
+    );
+    assert!(
+        !dir.path().join("unused").exists(),
+        "the file's data folder was used"
+    );
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "lisen = \"x\"\n").unwrap();
+    let o = kauri(&["serve", "--config", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("unknown field"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
