@@ -15,6 +15,9 @@ pub struct ServerConfig {
     pub listen: String,
     /// LDAPS listener; empty to disable.
     pub listen_tls: String,
+    /// Path of the local `ldapi://` socket (SASL EXTERNAL with the peer's Unix
+    /// credentials); empty to disable.
+    pub listen_ldapi: PathBuf,
     /// TLS certificate chain (PEM); empty to use (and on first start generate) a
     /// self-signed pair in `data/tls/`.
     pub tls_cert: PathBuf,
@@ -67,6 +70,7 @@ impl Default for ServerConfig {
             data: PathBuf::from("kauri-data"),
             listen: "127.0.0.1:3389".into(),
             listen_tls: "127.0.0.1:3636".into(),
+            listen_ldapi: PathBuf::new(),
             tls_cert: PathBuf::new(),
             tls_key: PathBuf::new(),
             require_strong_auth: false,

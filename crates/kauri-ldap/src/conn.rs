@@ -125,17 +125,50 @@ struct Conn {
     permits: Arc<Semaphore>,
     peer: String,
     immediate: Vec<Vec<u8>>,
+    /// Unix uid and gid of the peer, on the `ldapi://` socket.
+    peer_cred: Option<(u32, u32)>,
+}
+
+/// The uid this server runs as (EXTERNAL binds from it administer).
+fn current_uid() -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata("/proc/self")
+            .map(|m| m.uid())
+            .unwrap_or(u32::MAX)
+    }
+    #[cfg(not(unix))]
+    {
+        u32::MAX
+    }
+}
+
+/// How a client reached the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Plain TCP (StartTLS available).
+    Tcp,
+    /// TLS from the first byte (LDAPS).
+    Tls,
+    /// The local `ldapi://` socket, with the peer's uid and gid.
+    Local {
+        /// Peer uid.
+        uid: u32,
+        /// Peer gid.
+        gid: u32,
+    },
 }
 
 /// Serves one connection until the client unbinds or disconnects.
-pub async fn serve(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) {
+pub async fn serve(io: Box<dyn Io>, ctx: Arc<Ctx>, transport: Transport, peer: String) {
     ctx.counters
         .open_connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     ctx.counters
         .connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let result = run(io, ctx.clone(), encrypted, peer.clone()).await;
+    let result = run(io, ctx.clone(), transport, peer.clone()).await;
     if let Err(e) = result {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
@@ -150,7 +183,18 @@ enum Next {
     StartTls(MessageId),
 }
 
-async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> std::io::Result<()> {
+async fn run(
+    io: Box<dyn Io>,
+    ctx: Arc<Ctx>,
+    transport: Transport,
+    peer: String,
+) -> std::io::Result<()> {
+    // A local socket is as private as an encrypted connection.
+    let encrypted = transport != Transport::Tcp;
+    let peer_cred = match transport {
+        Transport::Local { uid, gid } => Some((uid, gid)),
+        _ => None,
+    };
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
     let max_ops = ctx.cfg.max_ops_per_connection.max(1);
     let mut conn = Conn {
@@ -163,6 +207,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, encrypted: bool, peer: String) -> s
         permits: Arc::new(Semaphore::new(max_ops)),
         peer,
         immediate: Vec::new(),
+        peer_cred,
     };
     let mut framed = Framed::new(io, ServerCodec(LdapCodec::new(ctx.cfg.max_pdu)));
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
@@ -595,23 +640,84 @@ impl Conn {
         if version != 3 {
             return LdapResult::new(ResultCode::PROTOCOL_ERROR, "only LDAPv3 is supported");
         }
-        let password = match auth {
-            BindAuth::Simple(p) => p,
-            BindAuth::Sasl { mechanism, .. } => {
-                return LdapResult::new(
-                    ResultCode::AUTH_METHOD_NOT_SUPPORTED,
-                    format!("SASL mechanism {mechanism} is not supported"),
-                )
+        match auth {
+            BindAuth::Simple(p) if p.is_empty() => {
+                // Anonymous (empty name) or unauthenticated (name, no password): anonymous.
+                LdapResult::success()
             }
-        };
-        if password.is_empty() {
-            // Anonymous (empty name) or unauthenticated (name, no password): anonymous.
-            return LdapResult::success();
+            BindAuth::Simple(p) => self.password_bind(name, p),
+            BindAuth::Sasl {
+                mechanism,
+                credentials,
+            } => match mechanism.to_ascii_uppercase().as_str() {
+                "EXTERNAL" => self.external_bind(credentials.as_deref()),
+                "PLAIN" => {
+                    // RFC 4616: authzid NUL authcid NUL password; the authzid must be empty or
+                    // name the same identity.
+                    let creds = credentials.as_deref().unwrap_or_default();
+                    let mut parts = creds.splitn(3, |b| *b == 0);
+                    let (Some(authz), Some(authc), Some(password)) =
+                        (parts.next(), parts.next(), parts.next())
+                    else {
+                        return LdapResult::new(
+                            ResultCode::PROTOCOL_ERROR,
+                            "malformed SASL PLAIN credentials",
+                        );
+                    };
+                    let authc = String::from_utf8_lossy(authc);
+                    let authc = authc.strip_prefix("dn:").unwrap_or(&authc).to_string();
+                    let result = self.password_bind(&authc, password);
+                    let authz = String::from_utf8_lossy(authz);
+                    let authz = authz.strip_prefix("dn:").unwrap_or(&authz);
+                    if result.code == ResultCode::SUCCESS
+                        && !authz.is_empty()
+                        && Dn::parse(authz).ok() != Dn::parse(&authc).ok()
+                    {
+                        self.identity = Identity::Anonymous;
+                        return LdapResult::new(
+                            ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                            "authorization as another identity is not allowed",
+                        );
+                    }
+                    result
+                }
+                other => LdapResult::new(
+                    ResultCode::AUTH_METHOD_NOT_SUPPORTED,
+                    format!("SASL mechanism {other} is not supported"),
+                ),
+            },
         }
+    }
+
+    /// EXTERNAL on the local socket: the peer's Unix credentials. The superuser and the
+    /// server's own user administer; other users are authenticated readers.
+    fn external_bind(&mut self, requested_authz: Option<&[u8]>) -> LdapResult {
+        let Some((uid, gid)) = self.peer_cred else {
+            return LdapResult::new(
+                ResultCode::INAPPROPRIATE_AUTHENTICATION,
+                "SASL EXTERNAL is available on the ldapi:// socket only",
+            );
+        };
+        if requested_authz.is_some_and(|a| !a.is_empty()) {
+            return LdapResult::new(
+                ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                "authorization as another identity is not allowed",
+            );
+        }
+        let dn = format!("gidNumber={gid}+uidNumber={uid},cn=peercred,cn=external,cn=auth");
+        self.identity = if uid == 0 || uid == current_uid() {
+            Identity::Admin(dn)
+        } else {
+            Identity::User(dn)
+        };
+        LdapResult::success()
+    }
+
+    fn password_bind(&mut self, name: &str, password: &[u8]) -> LdapResult {
         if self.ctx.cfg.require_strong_auth && !self.encrypted {
             return LdapResult::new(
                 ResultCode::STRONGER_AUTH_REQUIRED,
-                "simple binds need an encrypted connection (LDAPS or StartTLS)",
+                "password binds need an encrypted connection (LDAPS or StartTLS)",
             );
         }
         let invalid = || LdapResult::new(ResultCode::INVALID_CREDENTIALS, "invalid credentials");

@@ -90,6 +90,11 @@ pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchRes
         "supportedExtension",
         SUPPORTED_EXTENSIONS.iter().map(|c| b(c)).collect(),
     ));
+    let mut sasl = vec![b("PLAIN")];
+    if !ctx.cfg.listen_ldapi.as_os_str().is_empty() {
+        sasl.push(b("EXTERNAL"));
+    }
+    attrs.push(("supportedSASLMechanisms", sasl));
     attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
     attrs.push((
         "highestCommittedUSN",

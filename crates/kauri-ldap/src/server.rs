@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::config::ServerConfig;
-use crate::conn::{self, Io};
+use crate::conn::{self, Io, Transport};
 use crate::ctx::{Counters, Ctx};
 use crate::tls;
 use crate::writer::Writer;
@@ -39,6 +39,7 @@ pub struct Server {
     plain: TcpListener,
     secure: Option<TcpListener>,
     metrics: Option<TcpListener>,
+    local: Option<tokio::net::UnixListener>,
 }
 
 impl Server {
@@ -75,6 +76,20 @@ impl Server {
                     })?,
             )
         };
+        let local = if cfg.listen_ldapi.as_os_str().is_empty() {
+            None
+        } else {
+            // A socket left by a previous run would make the bind fail.
+            let _ = std::fs::remove_file(&cfg.listen_ldapi);
+            Some(
+                tokio::net::UnixListener::bind(&cfg.listen_ldapi).map_err(|source| {
+                    ServeError::Listen {
+                        addr: cfg.listen_ldapi.display().to_string(),
+                        source,
+                    }
+                })?,
+            )
+        };
         let writer = Writer::start(db.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let ctx = Arc::new(Ctx {
             cfg,
@@ -88,6 +103,7 @@ impl Server {
             plain,
             secure,
             metrics,
+            local,
         })
     }
 
@@ -116,6 +132,9 @@ impl Server {
         let limit = Arc::new(Semaphore::new(self.ctx.cfg.max_connections.max(1)));
         if let Some(m) = self.metrics {
             tokio::spawn(crate::metrics::serve(m, self.ctx.clone()));
+        }
+        if let Some(local) = self.local {
+            tokio::spawn(local_loop(local, self.ctx.clone(), limit.clone()));
         }
         if let Some(secure) = self.secure {
             let ctx = self.ctx.clone();
@@ -157,7 +176,37 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>
             } else {
                 Box::new(stream)
             };
-            conn::serve(io, ctx, tls, peer).await;
+            let transport = if tls { Transport::Tls } else { Transport::Tcp };
+            conn::serve(io, ctx, transport, peer).await;
+            drop(permit);
+        });
+    }
+}
+
+async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>) {
+    loop {
+        let Ok(permit) = limit.clone().acquire_owned().await else {
+            return;
+        };
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept on the local socket failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(cred) = stream.peer_cred() else {
+            continue;
+        };
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let transport = Transport::Local {
+                uid: cred.uid(),
+                gid: cred.gid(),
+            };
+            let peer = format!("ldapi uid={}", cred.uid());
+            conn::serve(Box::new(stream), ctx, transport, peer).await;
             drop(permit);
         });
     }

@@ -832,3 +832,65 @@ fn tls_certificate_and_key_from_files() {
     );
     assert!(text(&o).contains(&format!("dn:{ADMIN}")), "{}", text(&o));
 }
+
+#[test]
+fn sasl_external_on_the_local_socket_and_sasl_plain() {
+    let socket_dir = tempfile::tempdir().unwrap();
+    let socket = socket_dir.path().join("ldapi");
+    let sock = socket.clone();
+    let s = start(move |c| c.listen_ldapi = sock);
+    let uri = format!(
+        "ldapi://{}",
+        socket.display().to_string().replace('/', "%2F")
+    );
+    // EXTERNAL: this test runs as the server's own user, so it administers.
+    let o = run(
+        "ldapwhoami",
+        &["-Q", "-Y", "EXTERNAL", "-H", &uri],
+        None,
+        &[],
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("cn=peercred,cn=external,cn=auth"), "{t}");
+    let o = run(
+        "ldapadd",
+        &["-Q", "-Y", "EXTERNAL", "-H", &uri],
+        Some(&format!("dn: cn=Local,{BASE}\ncn: Local\n\n")),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // EXTERNAL is refused over TCP.
+    let o = run(
+        "ldapwhoami",
+        &["-Q", "-Y", "EXTERNAL", "-H", &s.uri()],
+        None,
+        &[],
+    );
+    assert!(!o.status.success(), "{}", text(&o));
+    // PLAIN, with python ldap3.
+    let script = format!(
+        r#"
+import ldap3
+server = ldap3.Server("127.0.0.1", port={port}, get_info=ldap3.NONE)
+c = ldap3.Connection(server, authentication=ldap3.SASL, sasl_mechanism=ldap3.PLAIN, sasl_credentials=(None, "dn:{admin}", "{pw}"))
+assert c.bind(), c.result
+assert c.extend.standard.who_am_i() == "dn:{admin}"
+bad = ldap3.Connection(server, authentication=ldap3.SASL, sasl_mechanism=ldap3.PLAIN, sasl_credentials=(None, "dn:{admin}", "wrong"))
+assert not bad.bind() and bad.result["result"] == 49, bad.result
+print("ok")
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW
+    );
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3");
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "{}",
+        text(&o)
+    );
+}

@@ -162,6 +162,10 @@ pub fn demo(o: &Overrides) -> Result<()> {
         }
     };
     cfg.admin_dn = format!("cn=admin,{DEMO_SUFFIX}");
+    if cfg.listen_ldapi.as_os_str().is_empty() {
+        cfg.listen_ldapi = cfg.data.join("ldapi");
+    }
+    let ldapi = cfg.listen_ldapi.display().to_string().replace('/', "%2F");
     cfg.admin_password = password.clone();
     let db = open_db(&cfg.data)?;
     let created = sample_tree(&db, &password)?;
@@ -189,6 +193,7 @@ pub fn demo(o: &Overrides) -> Result<()> {
         println!(
             "  ldapsearch -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}' -b {DEMO_SUFFIX} '(objectClass=person)' cn mail"
         );
+        println!("  ldapwhoami -Q -Y EXTERNAL -H ldapi://{ldapi}");
         println!(
             "  LDAPTLS_CACERT={} ldapwhoami -ZZ -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}'",
             ca.display()
