@@ -157,7 +157,9 @@ fn demo_serves_what_it_prints_and_reuses_its_data() {
         );
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
-            text.contains("dn: cn=Aroha Ngata") || text.contains("dn:cn=admin"),
+            text.contains("dn: cn=Aroha Ngata")
+                || text.contains("dn:cn=admin")
+                || text.contains("cn=peercred"),
             "{cmd}: {text}"
         );
     }
