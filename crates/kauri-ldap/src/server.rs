@@ -64,17 +64,17 @@ impl Server {
                     }
                 })?)
             };
+        // Metrics are an aid, not a reason to refuse serving: a busy port is logged.
         let metrics = if cfg.metrics_listen.is_empty() {
             None
         } else {
-            Some(
-                TcpListener::bind(&cfg.metrics_listen)
-                    .await
-                    .map_err(|source| ServeError::Listen {
-                        addr: cfg.metrics_listen.clone(),
-                        source,
-                    })?,
-            )
+            match TcpListener::bind(&cfg.metrics_listen).await {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    tracing::warn!(addr = %cfg.metrics_listen, error = %e, "metrics endpoint not started");
+                    None
+                }
+            }
         };
         let local = if cfg.listen_ldapi.as_os_str().is_empty() {
             None

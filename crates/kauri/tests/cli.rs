@@ -101,6 +101,16 @@ fn bench_then_database_care() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no database"));
 }
 
+/// Kills a server child when the test ends, even when it fails.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Reads the child's standard output until `stop` appears in a line; returns the lines.
 fn read_until(child: &mut std::process::Child, stop: &str) -> Vec<String> {
     use std::io::BufRead;
@@ -138,8 +148,8 @@ fn demo_serves_what_it_prints_and_reuses_its_data() {
             .spawn()
             .expect("start kauri demo")
     };
-    let mut child = start();
-    let lines = read_until(&mut child, "ldapwhoami");
+    let mut child = KillOnDrop(start());
+    let lines = read_until(&mut child.0, "ldapwhoami");
     assert!(lines.iter().any(|l| l.contains("(created)")), "{lines:?}");
     // Run the printed commands exactly as a newcomer would paste them.
     for cmd in lines
@@ -163,13 +173,11 @@ fn demo_serves_what_it_prints_and_reuses_its_data() {
             "{cmd}: {text}"
         );
     }
-    child.kill().unwrap();
-    let _ = child.wait();
-    let mut again = start();
-    let lines = read_until(&mut again, "ldapwhoami");
+    drop(child);
+    let mut again = KillOnDrop(start());
+    let lines = read_until(&mut again.0, "ldapwhoami");
     assert!(lines.iter().any(|l| l.contains("(reused)")), "{lines:?}");
-    again.kill().unwrap();
-    let _ = again.wait();
+    drop(again);
 }
 
 #[test]
@@ -191,7 +199,7 @@ fn serve_reads_its_configuration_file_and_flags_override_it() {
         ),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kauri"))
+    let child = Command::new(env!("CARGO_BIN_EXE_kauri"))
         .arg("serve")
         .arg("--config")
         .arg(&config)
@@ -201,6 +209,7 @@ fn serve_reads_its_configuration_file_and_flags_override_it() {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map(KillOnDrop)
         .unwrap();
     let mut ok = false;
     for _ in 0..50 {
@@ -223,8 +232,7 @@ fn serve_reads_its_configuration_file_and_flags_override_it() {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    child.kill().unwrap();
-    let _ = child.wait();
+    drop(child);
     assert!(
         ok,
         "the server did not answer on the port given by --listen"
