@@ -123,6 +123,19 @@ fn run(cmd: &str, args: &[&str], stdin: Option<&str>, env: &[(&str, &Path)]) -> 
     child.wait_with_output().unwrap()
 }
 
+/// Runs a python script with the given interpreter; fails the test unless it prints "ok".
+fn python(interpreter: &str, script: &str, what: &str) {
+    let o = Command::new(interpreter)
+        .args(["-c", script])
+        .output()
+        .unwrap_or_else(|e| panic!("{interpreter}: {e}"));
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "{what}: {}",
+        text(&o)
+    );
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -478,15 +491,7 @@ print("ok")
         pw = PW,
         base = BASE
     );
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .expect("python3");
-    assert!(
-        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
-        "python ldap3 (pip install ldap3): {}",
-        text(&o)
-    );
+    python("python3", &script, "python ldap3 (pip install ldap3)");
 }
 
 #[test]
@@ -720,14 +725,10 @@ print("ok")
         base = BASE
     );
     // Debian's python3-ldap installs for the system interpreter.
-    let o = Command::new("/usr/bin/python3")
-        .args(["-c", &script])
-        .output()
-        .expect("/usr/bin/python3");
-    assert!(
-        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
-        "python-ldap (apt-get install python3-ldap): {}",
-        text(&o)
+    python(
+        "/usr/bin/python3",
+        &script,
+        "python-ldap (apt-get install python3-ldap)",
     );
 }
 
@@ -799,15 +800,7 @@ print("ok")
         pw = PW,
         base = BASE
     );
-    let o = Command::new("/usr/bin/python3")
-        .args(["-c", &script])
-        .output()
-        .expect("/usr/bin/python3");
-    assert!(
-        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
-        "{}",
-        text(&o)
-    );
+    python("/usr/bin/python3", &script, "{}");
 }
 
 #[test]
@@ -884,13 +877,5 @@ print("ok")
         admin = ADMIN,
         pw = PW
     );
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .expect("python3");
-    assert!(
-        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok"),
-        "{}",
-        text(&o)
-    );
+    python("python3", &script, "{}");
 }

@@ -181,6 +181,20 @@ enum DbCommand {
     },
 }
 
+/// Prints benchmark reports as JSON or as the Markdown tables BENCHMARKS.md holds.
+fn print_reports<T: serde::Serialize>(
+    json: bool,
+    reports: &[T],
+    markdown: fn(&[T]) -> String,
+) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(reports)?);
+    } else {
+        print!("{}", markdown(reports));
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -211,11 +225,7 @@ fn main() -> Result<()> {
                 progress: !json,
             };
             let reports = bench_db::run(&opts)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&reports)?);
-            } else {
-                print!("{}", bench_db::markdown(&reports));
-            }
+            print_reports(json, &reports, bench_db::markdown)?;
         }
         Command::Bench {
             what:
@@ -255,11 +265,7 @@ fn main() -> Result<()> {
                     progress: !json,
                 };
                 let reports = bench_ldap::run(&opts)?;
-                if json {
-                    println!("{}", serde_json::to_string_pretty(&reports)?);
-                } else {
-                    print!("{}", bench_ldap::markdown(&reports));
-                }
+                print_reports(json, &reports, bench_ldap::markdown)?;
             }
         }
         Command::Bench {
