@@ -32,6 +32,8 @@ use crate::result::db_result;
 
 /// Candidates tested per snapshot.
 const BATCH: usize = 512;
+/// Bytes of encoded entries a batch collects at most before it is handed over.
+const BATCH_BYTES: usize = 4 << 20;
 
 /// Paged-search cursors of one connection, bounded in count and age.
 #[derive(Default)]
@@ -414,6 +416,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             )));
         }
         let mut batch: Vec<Vec<u8>> = Vec::new();
+        let mut batch_bytes = 0usize;
         {
             let snap = ctx.db.read().map_err(|e| db_result(&e))?;
             let ids = AttrIds::new(&snap, &sel, ctx.cfg.max_val_range);
@@ -437,7 +440,10 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                         controls: Vec::new(),
                     }));
                     sent += 1;
-                    Ok(if sent >= stop_after {
+                    batch_bytes += batch.last().map_or(0, Vec::len);
+                    // A batch ends at the limit, or when its entries reach BATCH_BYTES
+                    // (large entries must not pile up while the snapshot is held).
+                    Ok(if sent >= stop_after || batch_bytes >= BATCH_BYTES {
                         ControlFlow::Break(())
                     } else {
                         ControlFlow::Continue(())
