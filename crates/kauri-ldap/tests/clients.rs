@@ -879,3 +879,82 @@ print("ok")
     );
     python("python3", &script, "{}");
 }
+
+#[test]
+fn ldappasswd_admin_reset_and_self_change() {
+    let s = start(|_| {});
+    let user = format!("cn=User 5,ou=People,{BASE}");
+    // The administrator sets a password.
+    let o = ldap("ldappasswd", &admin(&s, &["-s", "reset-pw", &user]), None);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", &user, "-w", "reset-pw"],
+        None,
+        &[],
+    );
+    assert!(text(&o).contains(&format!("dn:{user}")), "{}", text(&o));
+    // The user changes it, proving the old one; a wrong old password is refused.
+    let o = run(
+        "ldappasswd",
+        &[
+            "-x",
+            "-H",
+            &s.uri(),
+            "-D",
+            &user,
+            "-w",
+            "reset-pw",
+            "-a",
+            "wrong",
+            "-s",
+            "mine",
+        ],
+        None,
+        &[],
+    );
+    assert!(!o.status.success(), "{}", text(&o));
+    let o = run(
+        "ldappasswd",
+        &[
+            "-x",
+            "-H",
+            &s.uri(),
+            "-D",
+            &user,
+            "-w",
+            "reset-pw",
+            "-a",
+            "reset-pw",
+            "-s",
+            "mine",
+        ],
+        None,
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", &user, "-w", "mine"],
+        None,
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // Without a new password the server generates one and returns it.
+    let o = ldap("ldappasswd", &admin(&s, &[&user]), None);
+    let t = text(&o);
+    assert!(o.status.success() && t.contains("New password: "), "{t}");
+    let generated = t
+        .split("New password: ")
+        .nth(1)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let o = run(
+        "ldapwhoami",
+        &["-x", "-H", &s.uri(), "-D", &user, "-w", &generated],
+        None,
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+}
