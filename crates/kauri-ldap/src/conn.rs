@@ -427,19 +427,43 @@ impl Conn {
                 }
                 let token = CancellationToken::new();
                 self.running.lock().insert(id, token.clone());
-                let job = SearchJob {
+                let inline = !m.controls.iter().any(|c| {
+                    matches!(
+                        c.oid.as_str(),
+                        ctl::PAGED_RESULTS | ctl::SORT_REQUEST | ctl::VLV_REQUEST
+                    )
+                });
+                let mut job = SearchJob {
                     id,
                     req,
                     controls: m.controls,
                     identity: self.identity.clone(),
-                    out: self.out.clone(),
+                    out: if inline {
+                        search::Sink::buffer()
+                    } else {
+                        search::Sink::Channel(self.out.clone())
+                    },
                     cancel: token,
                     paged: self.paged.clone(),
                 };
+                if inline {
+                    // Small searches answer from the connection task; the rest move on.
+                    let outcome = search::run(&self.ctx, &job);
+                    if !job.out.too_big() {
+                        self.immediate.extend(job.out.take());
+                        if let Some(ok) = outcome {
+                            self.ctx.counters.finish(OP_SEARCH, ok, started.elapsed());
+                        }
+                        self.running.lock().remove(&id);
+                        drop(permit);
+                        return Next::Continue;
+                    }
+                    job.out = search::Sink::Channel(self.out.clone());
+                }
                 let ctx = self.ctx.clone();
                 let running = self.running.clone();
                 tokio::task::spawn_blocking(move || {
-                    if let Some(ok) = search::run(&ctx, job) {
+                    if let Some(ok) = search::run(&ctx, &job) {
                         ctx.counters.finish(OP_SEARCH, ok, started.elapsed());
                     }
                     running.lock().remove(&id);

@@ -155,7 +155,7 @@ pub struct SearchJob {
     /// Who asks.
     pub identity: Identity,
     /// Where encoded responses go.
-    pub out: Sender<Vec<u8>>,
+    pub out: Sink,
     /// Set by abandon.
     pub cancel: CancellationToken,
     /// The connection's paged cursors.
@@ -170,8 +170,58 @@ fn done(id: MessageId, result: LdapResult, controls: Vec<Control>) -> Vec<u8> {
     })
 }
 
-fn send(out: &Sender<Vec<u8>>, bytes: Vec<u8>) -> bool {
-    out.blocking_send(bytes).is_ok()
+/// Where a search's encoded responses go: the connection's channel (a search on a
+/// blocking thread, waiting while the client reads slowly), or a buffer the connection
+/// writes itself (a small search run on the connection's own task).
+pub enum Sink {
+    /// The connection's response channel.
+    Channel(Sender<Vec<u8>>),
+    /// Responses kept for the connection task; `too_big` is set when the search turned out
+    /// to need more than [`INLINE_CANDIDATES`] candidates and was not run.
+    Buffer {
+        /// The encoded responses, in order.
+        messages: parking_lot::Mutex<Vec<Vec<u8>>>,
+        /// Set when the search must run on a blocking thread instead.
+        too_big: std::sync::atomic::AtomicBool,
+    },
+}
+
+impl Sink {
+    /// A buffer for a search run on the connection task.
+    pub fn buffer() -> Sink {
+        Sink::Buffer {
+            messages: parking_lot::Mutex::new(Vec::new()),
+            too_big: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a buffered search declined to run inline.
+    pub fn too_big(&self) -> bool {
+        matches!(self, Sink::Buffer { too_big, .. } if too_big.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// The buffered responses.
+    pub fn take(&self) -> Vec<Vec<u8>> {
+        match self {
+            Sink::Buffer { messages, .. } => std::mem::take(&mut *messages.lock()),
+            Sink::Channel(_) => Vec::new(),
+        }
+    }
+}
+
+/// Searches whose plan holds at most this many candidates (and no paging, sorting or VLV)
+/// run on the connection's own task: their few record reads cost less than two thread
+/// hand-overs.
+pub const INLINE_CANDIDATES: usize = 32;
+
+fn send(out: &Sink, bytes: Vec<u8>) -> bool {
+    match out {
+        Sink::Channel(tx) => tx.blocking_send(bytes).is_ok(),
+        Sink::Buffer { messages, .. } => {
+            messages.lock().push(bytes);
+            true
+        }
+    }
 }
 
 /// Bytes of encoded entries handed to the connection at once.
@@ -179,7 +229,7 @@ const SEND_CHUNK: usize = 64 << 10;
 
 /// Hands encoded messages to the connection, packed into chunks of about
 /// [`SEND_CHUNK`] bytes so a large result costs few hand-overs and few socket writes.
-fn send_all(out: &Sender<Vec<u8>>, batch: Vec<Vec<u8>>) -> bool {
+fn send_all(out: &Sink, batch: Vec<Vec<u8>>) -> bool {
     let mut chunk: Vec<u8> = Vec::new();
     for b in batch {
         if chunk.is_empty() {
@@ -196,10 +246,10 @@ fn send_all(out: &Sender<Vec<u8>>, batch: Vec<Vec<u8>>) -> bool {
 
 /// Runs a search to completion on the calling (blocking) thread; returns whether it ended
 /// in success (`None` when abandoned or the connection went away).
-pub fn run(ctx: &Ctx, job: SearchJob) -> Option<bool> {
+pub fn run(ctx: &Ctx, job: &SearchJob) -> Option<bool> {
     let id = job.id;
-    let out = job.out.clone();
-    let (response, ok) = match search(ctx, &job) {
+    let out = &job.out;
+    let (response, ok) = match search(ctx, job) {
         Ok(Some((result, controls))) => {
             let ok = result.code == ResultCode::SUCCESS;
             (done(id, result, controls), ok)
@@ -207,7 +257,10 @@ pub fn run(ctx: &Ctx, job: SearchJob) -> Option<bool> {
         Ok(None) => return None,
         Err(result) => (done(id, result, Vec::new()), false),
     };
-    let _ = send(&out, response);
+    if out.too_big() {
+        return None;
+    }
+    let _ = send(out, response);
     Some(ok)
 }
 
@@ -386,7 +439,14 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                     let mut dreq = DbSearch::new(base, scope, req.filter.clone());
                     dreq.size_limit = 0;
                     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
-                    snap.open_cursor(&dreq).map_err(|e| db_result(&e))?
+                    let c = snap.open_cursor(&dreq).map_err(|e| db_result(&e))?;
+                    if let Sink::Buffer { too_big, .. } = &job.out {
+                        if paged.is_some() || c.remaining().is_none_or(|n| n > INLINE_CANDIDATES) {
+                            too_big.store(true, std::sync::atomic::Ordering::Relaxed);
+                            return Ok(None);
+                        }
+                    }
+                    c
                 }
             };
             let page = match &paged {
