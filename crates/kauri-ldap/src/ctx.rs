@@ -100,4 +100,21 @@ pub struct Ctx {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// Counters.
     pub counters: Counters,
+    /// The schema descriptions the subschema entry publishes.
+    pub subschema: crate::subschema::Subschema,
+}
+
+impl Ctx {
+    /// The naming context announced as default (configured, or the first one stored).
+    pub fn default_naming_context(&self) -> String {
+        if !self.cfg.default_naming_context.is_empty() {
+            return self.cfg.default_naming_context.clone();
+        }
+        self.db
+            .read()
+            .and_then(|r| r.naming_contexts())
+            .ok()
+            .and_then(|v| v.into_iter().next().map(|(_, dn)| dn))
+            .unwrap_or_default()
+    }
 }

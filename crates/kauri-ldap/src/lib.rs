@@ -18,6 +18,7 @@ pub mod result;
 pub mod rootdse;
 pub mod search;
 pub mod server;
+pub mod subschema;
 pub mod tls;
 pub mod writer;
 

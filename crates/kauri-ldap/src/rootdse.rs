@@ -58,11 +58,7 @@ pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchRes
         .and_then(|r| r.naming_contexts())
         .map(|v| v.into_iter().map(|(_, dn)| dn).collect())
         .unwrap_or_default();
-    let default_nc = if ctx.cfg.default_naming_context.is_empty() {
-        ncs.first().cloned().unwrap_or_default()
-    } else {
-        ctx.cfg.default_naming_context.clone()
-    };
+    let default_nc = ctx.default_naming_context();
     let b = |s: &str| s.as_bytes().to_vec();
     attrs.push(("objectClass", vec![b("top")]));
     if !ncs.is_empty() {
@@ -81,6 +77,10 @@ pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchRes
             }
         }
     }
+    attrs.push((
+        "subschemaSubentry",
+        vec![b(&crate::subschema::Subschema::dn(&default_nc))],
+    ));
     attrs.push(("supportedLDAPVersion", vec![b("3")]));
     attrs.push((
         "supportedControl",

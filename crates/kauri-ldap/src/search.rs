@@ -333,6 +333,25 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         }
         return Ok(Some((LdapResult::success(), Vec::new())));
     }
+    if req.scope == SearchScope::Base {
+        let subschema_dn = crate::subschema::Subschema::dn(&ctx.default_naming_context());
+        let same = match (Dn::parse(&req.base), Dn::parse(&subschema_dn)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            let entry = ctx.subschema.entry(&subschema_dn, &req.attributes);
+            let msg = encode_message(&LdapMessage {
+                id: job.id,
+                op: ProtocolOp::SearchResultEntry(entry),
+                controls: Vec::new(),
+            });
+            if !send(&job.out, msg) {
+                return Ok(None);
+            }
+            return Ok(Some((LdapResult::success(), Vec::new())));
+        }
+    }
     if job.identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
         return Err(LdapResult::new(
             ResultCode::OPERATIONS_ERROR,

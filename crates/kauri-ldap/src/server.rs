@@ -97,6 +97,11 @@ impl Server {
             writer,
             tls: Some(acceptor),
             counters: Counters::default(),
+            subschema: {
+                let s = crate::subschema::Subschema::load();
+                tracing::info!(source = ?s.source, "schema for the subschema entry");
+                s
+            },
         });
         Ok(Server {
             ctx,

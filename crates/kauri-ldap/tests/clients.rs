@@ -958,3 +958,78 @@ fn ldappasswd_admin_reset_and_self_change() {
     );
     assert!(o.status.success(), "{}", text(&o));
 }
+
+#[test]
+fn subschema_is_published_and_python_ldap3_reads_it() {
+    let s = start(|_| {});
+    let dse = run(
+        "ldapsearch",
+        &[
+            "-x",
+            "-o",
+            "ldif-wrap=no",
+            "-H",
+            &s.uri(),
+            "-b",
+            "",
+            "-s",
+            "base",
+            "subschemaSubentry",
+        ],
+        None,
+        &[],
+    );
+    let subschema = format!("CN=Aggregate,CN=Schema,CN=Configuration,{BASE}");
+    assert!(
+        text(&dse).contains(&format!("subschemaSubentry: {subschema}")),
+        "{}",
+        text(&dse)
+    );
+    let o = run(
+        "ldapsearch",
+        &[
+            "-x",
+            "-o",
+            "ldif-wrap=no",
+            "-H",
+            &s.uri(),
+            "-b",
+            &subschema,
+            "-s",
+            "base",
+            "(objectClass=*)",
+            "attributeTypes",
+            "objectClasses",
+        ],
+        None,
+        &[],
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("attributeTypes: ( 1.2.840.113556.1.4.221 NAME 'sAMAccountName'"),
+        "{t}"
+    );
+    assert!(
+        t.contains("objectClasses: ( 1.2.840.113556.1.5.9 NAME 'user'"),
+        "{t}"
+    );
+    // A generic client parses the whole schema from it.
+    let script = format!(
+        r#"
+import ldap3
+server = ldap3.Server("127.0.0.1", port={port}, get_info=ldap3.ALL)
+c = ldap3.Connection(server, user="{admin}", password="{pw}", auto_bind=True)
+assert server.schema is not None, "no schema read"
+at = server.schema.attribute_types
+assert "sAMAccountName" in at and at["sAMAccountName"].single_value, at.get("sAMAccountName")
+assert "member" in at and "user" in server.schema.object_classes
+assert len(at) > 200, len(at)
+print("ok")
+"#,
+        port = s.port,
+        admin = ADMIN,
+        pw = PW
+    );
+    python("python3", &script, "python ldap3 reading the schema");
+}
