@@ -495,6 +495,9 @@ impl Conn {
             }
             ProtocolOp::AddRequest(a) => {
                 self.count(OP_ADD);
+                let undefined = self
+                    .ctx
+                    .undefined_attribute(a.attributes.iter().map(|x| x.name.as_str()));
                 let op = Dn::parse(&a.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
@@ -505,6 +508,10 @@ impl Conn {
                             e.push(&attr.name, attr.values);
                         }
                         WriteOp::Add(e)
+                    })
+                    .and_then(|op| match undefined {
+                        Some(r) => Err(r),
+                        None => Ok(op),
                     });
                 self.write(
                     OP_ADD,
@@ -520,6 +527,9 @@ impl Conn {
             ProtocolOp::ModifyRequest(r) => {
                 self.count(OP_MODIFY);
                 let permissive = has_control(&m.controls, ctl::PERMISSIVE_MODIFY);
+                let undefined = self
+                    .ctx
+                    .undefined_attribute(r.changes.iter().map(|c| c.attribute.name.as_str()));
                 let op = Dn::parse(&r.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
@@ -541,6 +551,10 @@ impl Conn {
                             })
                             .collect(),
                         permissive,
+                    })
+                    .and_then(|op| match undefined {
+                        Some(r) => Err(r),
+                        None => Ok(op),
                     });
                 self.write(
                     OP_MODIFY,

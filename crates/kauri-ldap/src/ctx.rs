@@ -102,9 +102,30 @@ pub struct Ctx {
     pub counters: Counters,
     /// The schema descriptions the subschema entry publishes.
     pub subschema: crate::subschema::Subschema,
+    /// The AD schema: attributes a client writes must be defined in it.
+    pub schema: Arc<kauri_domain::schema::Schema>,
 }
 
 impl Ctx {
+    /// The first attribute of a change that the schema does not define, as the
+    /// `undefinedAttributeType` result a client receives.
+    pub fn undefined_attribute<'a>(
+        &self,
+        mut names: impl Iterator<Item = &'a str>,
+    ) -> Option<kauri_ldap_proto::LdapResult> {
+        names
+            .find(|n| {
+                let base = n.split(';').next().unwrap_or(n);
+                self.schema.attribute(base).is_none()
+            })
+            .map(|n| {
+                kauri_ldap_proto::LdapResult::new(
+                    kauri_ldap_proto::ResultCode::UNDEFINED_ATTRIBUTE_TYPE,
+                    format!("{n}: no such attribute in the schema"),
+                )
+            })
+    }
+
     /// The naming context announced as default (configured, or the first one stored).
     pub fn default_naming_context(&self) -> String {
         if !self.cfg.default_naming_context.is_empty() {

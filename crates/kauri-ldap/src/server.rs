@@ -91,17 +91,16 @@ impl Server {
             )
         };
         let writer = Writer::start(db.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
+        let (schema, source) = kauri_domain::schema::Schema::load_default();
+        tracing::info!(source = ?source, "schema loaded");
         let ctx = Arc::new(Ctx {
             cfg,
             db,
             writer,
             tls: Some(acceptor),
             counters: Counters::default(),
-            subschema: {
-                let s = crate::subschema::Subschema::load();
-                tracing::info!(source = ?s.source, "schema for the subschema entry");
-                s
-            },
+            subschema: crate::subschema::Subschema::render(&schema, source),
+            schema: Arc::new(schema),
         });
         Ok(Server {
             ctx,

@@ -16,12 +16,6 @@ pub struct Subschema {
 }
 
 impl Subschema {
-    /// Renders the schema Kauri finds on this machine (see [`Schema::load_default`]).
-    pub fn load() -> Subschema {
-        let (schema, source) = Schema::load_default();
-        Subschema::render(&schema, source)
-    }
-
     /// Renders a given schema.
     pub fn render(schema: &Schema, source: SchemaSource) -> Subschema {
         Subschema {

@@ -1033,3 +1033,47 @@ print("ok")
     );
     python("python3", &script, "python ldap3 reading the schema");
 }
+
+#[test]
+fn unknown_attributes_and_accepted_ad_controls() {
+    let s = start(|_| {});
+    let o = ldap(
+        "ldapadd",
+        &admin(&s, &[]),
+        Some(&format!(
+            "dn: cn=Odd,{BASE}\nobjectClass: person\ncn: Odd\nnoSuchAttributeAnywhere: x\n\n"
+        )),
+    );
+    assert_eq!(o.status.code(), Some(17), "{}", text(&o));
+    let o = ldap(
+        "ldapmodify",
+        &admin(&s, &[]),
+        Some(&format!("dn: cn=User 1,ou=People,{BASE}\nchangetype: modify\nreplace: notInTheSchema\nnotInTheSchema: y\n\n")),
+    );
+    assert_eq!(o.status.code(), Some(17), "{}", text(&o));
+    // Attribute options do not hide the attribute from the schema check.
+    let o = ldap(
+        "ldapmodify",
+        &admin(&s, &[]),
+        Some(&format!("dn: cn=User 1,ou=People,{BASE}\nchangetype: modify\nreplace: description;lang-en\ndescription;lang-en: hello\n\n")),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // Domain scope, search options (SERVER_SEARCH_FLAG_DOMAIN_SCOPE) and show deleted are
+    // accepted even when critical.
+    for control in [
+        "!1.2.840.113556.1.4.1339",
+        "!1.2.840.113556.1.4.1340=::MAMCAQE=",
+        "!1.2.840.113556.1.4.417",
+    ] {
+        let o = ldap(
+            "ldapsearch",
+            &admin(&s, &["-E", control, "-b", BASE, "(uid=user2)", "uid"]),
+            None,
+        );
+        assert!(
+            o.status.success() && text(&o).contains("uid: user2"),
+            "{control}: {}",
+            text(&o)
+        );
+    }
+}
