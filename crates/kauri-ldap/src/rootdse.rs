@@ -96,6 +96,21 @@ pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchRes
     }
     attrs.push(("supportedSASLMechanisms", sasl));
     attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
+    if !default_nc.is_empty() {
+        // AD's server object lives in the first site of the forest's configuration.
+        let host = ctx
+            .cfg
+            .dns_host_name
+            .split('.')
+            .next()
+            .unwrap_or("localhost");
+        attrs.push((
+            "serverName",
+            vec![b(&format!(
+                "CN={host},CN=Servers,CN=Default-First-Site-Name,CN=Sites,CN=Configuration,{default_nc}"
+            ))],
+        ));
+    }
     attrs.push((
         "highestCommittedUSN",
         vec![b(&ctx.db.highest_committed_usn().to_string())],

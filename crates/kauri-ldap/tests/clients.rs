@@ -181,6 +181,11 @@ fn ldap_utils_every_operation() {
         "{t}"
     );
     assert!(t.contains("supportedLDAPVersion: 3"), "{t}");
+    assert!(
+        t.contains("serverName: CN=localhost,CN=Servers,CN=Default-First-Site-Name"),
+        "{t}"
+    );
+    assert!(t.contains("highestCommittedUSN: "), "{t}");
     // Below the root DSE, anonymous clients get nothing; the administrator gets entries.
     let o = run(
         "ldapsearch",
@@ -456,6 +461,24 @@ fn hostile_bytes_close_one_connection_and_nothing_else() {
     let mut buf = [0u8; 64];
     let n = bad.read(&mut buf).unwrap();
     assert!(n > 8 && buf[4] == 0x07 && buf[5] == 0x65, "{:?}", &buf[..n]);
+    assert!(
+        buf[..n].windows(3).any(|w| w == [0x0a, 0x01, 0x02]),
+        "protocolError: {:?}",
+        &buf[..n]
+    );
+    // A search whose filter does not decode (an empty extensibleMatch): protocolError.
+    let mut bad_filter = TcpStream::connect(&addr).unwrap();
+    let mut m = vec![0x30, 0x1a, 0x02, 0x01, 0x09, 0x63, 0x15];
+    m.extend_from_slice(&[
+        0x04, 0x00, 0x0a, 0x01, 0x00, 0x0a, 0x01, 0x00, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00,
+    ]);
+    m.extend_from_slice(&[0x01, 0x01, 0x00, 0xa9, 0x00, 0x30, 0x00]);
+    bad_filter.write_all(&m).unwrap();
+    bad_filter
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let n = bad_filter.read(&mut buf).unwrap();
+    assert!(n > 8 && buf[4] == 0x09 && buf[5] == 0x65, "{:?}", &buf[..n]);
     assert!(
         buf[..n].windows(3).any(|w| w == [0x0a, 0x01, 0x02]),
         "protocolError: {:?}",
