@@ -109,6 +109,9 @@ pub struct BackendInfo {
     pub write_active: bool,
     /// Number of times the map was grown since open.
     pub resizes: u64,
+    /// Snapshots taken again because the first attempt could have been older than an
+    /// earlier one (LMDB; see `docs/kv-layer.md`).
+    pub snapshot_retakes: u64,
 }
 
 /// A read view: a consistent snapshot (for [`Backend::Read`]) or a write transaction's view

@@ -115,6 +115,7 @@ pub struct LmdbBackend {
     /// Id of the last transaction this process committed: a snapshot begun after that
     /// commit must not be older (see [`Backend::read`] for [`LmdbBackend`]).
     committed_txnid: AtomicU64,
+    retakes: AtomicU64,
     page_size: usize,
     replay_limit: usize,
     path: PathBuf,
@@ -227,6 +228,7 @@ impl LmdbBackend {
             write_active: AtomicBool::new(false),
             resizes: AtomicU64::new(0),
             committed_txnid: AtomicU64::new(0),
+            retakes: AtomicU64::new(0),
             page_size,
             replay_limit: options.replay_limit,
             path: dir.to_path_buf(),
@@ -863,7 +865,11 @@ impl WriteTxn for LmdbWrite<'_> {
             let id = txn.id() as u64;
             match txn.commit() {
                 Ok(()) => {
-                    self.backend.committed_txnid.fetch_max(id, Ordering::AcqRel);
+                    // A commit without changes writes nothing and keeps the previous id.
+                    let newest = self.backend.env.info().last_txn_id as u64;
+                    self.backend
+                        .committed_txnid
+                        .fetch_max(id.min(newest), Ordering::AcqRel);
                     return Ok(());
                 }
                 Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
@@ -912,6 +918,7 @@ impl Backend for LmdbBackend {
                     } =>
                 {
                     stale += 1;
+                    self.retakes.fetch_add(1, Ordering::Relaxed);
                     drop(txn);
                     drop(gate);
                     std::thread::yield_now();
@@ -962,6 +969,7 @@ impl Backend for LmdbBackend {
             used_bytes: self.used_bytes() as u64,
             write_active: self.write_active(),
             resizes: self.resizes.load(Ordering::Relaxed),
+            snapshot_retakes: self.retakes.load(Ordering::Relaxed),
         })
     }
 

@@ -273,6 +273,7 @@ impl Backend for MemBackend {
             used_bytes,
             write_active: self.write_active(),
             resizes: 0,
+            snapshot_retakes: 0,
         })
     }
 

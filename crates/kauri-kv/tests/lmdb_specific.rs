@@ -426,3 +426,28 @@ fn past_4_gib() {
     drop(b);
     println!("past_4_gib: total {:?}", start.elapsed());
 }
+
+/// A commit that changed nothing must not make later snapshots look stale (they would be
+/// taken again and again).
+#[test]
+fn snapshots_after_an_empty_commit_are_immediate() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = kauri_kv::lmdb::LmdbBackend::open(
+        dir.path(),
+        &["t"],
+        kauri_kv::lmdb::LmdbOptions::default(),
+    )
+    .unwrap();
+    {
+        use kauri_kv::WriteTxn;
+        let mut w = kauri_kv::Backend::write(&b).unwrap();
+        w.put(0, b"k", b"v").unwrap();
+        w.commit().unwrap();
+        let w = kauri_kv::Backend::write(&b).unwrap();
+        w.commit().unwrap();
+    }
+    for _ in 0..200 {
+        let _r = kauri_kv::Backend::read(&b).unwrap();
+    }
+    assert_eq!(kauri_kv::Backend::info(&b).unwrap().snapshot_retakes, 0);
+}
