@@ -79,6 +79,14 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
         Ok(id)
     }
 
+    /// Adds the head of a naming context even below an existing entry (see
+    /// [`DbWrite::add_naming_context`]).
+    pub fn add_naming_context(&mut self, entry: Entry) -> DbResult<u64> {
+        let id = self.txn()?.add_naming_context(entry)?;
+        self.added()?;
+        Ok(id)
+    }
+
     fn added(&mut self) -> DbResult<()> {
         self.stats.entries += 1;
         self.in_chunk += 1;

@@ -31,6 +31,17 @@ use crate::syntax::Syntax;
 /// Longest attribute description accepted.
 pub const MAX_ATTR_NAME: usize = 200;
 
+/// Where an added entry is placed in the hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AddKind {
+    /// Below its parent, which must exist.
+    Child,
+    /// Below its parent if that exists, otherwise as a naming context.
+    Root,
+    /// As a naming context, whether or not its parent exists.
+    NamingContext,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Saved {
     added: usize,
@@ -576,17 +587,24 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     /// Adds an entry below an existing parent; returns its new id.
     pub fn add(&mut self, entry: Entry) -> DbResult<u64> {
-        self.op(|w| w.add_inner(entry, false))
+        self.op(|w| w.add_inner(entry, AddKind::Child))
     }
 
     /// Adds the head of a naming context: an entry whose parent need not exist (if it
     /// does, this is an ordinary add). Entries below it are then added with
     /// [`DbWrite::add`].
     pub fn add_root(&mut self, entry: Entry) -> DbResult<u64> {
-        self.op(|w| w.add_inner(entry, true))
+        self.op(|w| w.add_inner(entry, AddKind::Root))
     }
 
-    fn add_inner(&mut self, entry: Entry, root: bool) -> DbResult<u64> {
+    /// Adds the head of a naming context even when its parent entry exists: AD's
+    /// configuration partition is named below the domain's DN yet is a partition of its
+    /// own, which a subtree search of the domain does not enter.
+    pub fn add_naming_context(&mut self, entry: Entry) -> DbResult<u64> {
+        self.op(|w| w.add_inner(entry, AddKind::NamingContext))
+    }
+
+    fn add_inner(&mut self, entry: Entry, kind: AddKind) -> DbResult<u64> {
         let Entry { dn, attrs } = entry;
         let Some(rdn) = dn.rdn().cloned() else {
             return Err(DbError::UnwillingToPerform(
@@ -595,10 +613,14 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         };
         let max = self.db.cfg.max_index_key_len;
         let parent_dn = dn.parent().unwrap_or_else(Dn::root);
-        let (parent, name_text, name_norm) = match read::lookup(&self.kv, &parent_dn, max)? {
+        let parent_id = match kind {
+            AddKind::NamingContext => Some(0),
+            _ => read::lookup(&self.kv, &parent_dn, max)?,
+        };
+        let (parent, name_text, name_norm) = match parent_id {
             Some(0) => (0, dn.to_string(), dn.norm().to_string()),
             Some(p) => (p, rdn.to_string(), rdn.norm().to_string()),
-            None if root => (0, dn.to_string(), dn.norm().to_string()),
+            None if kind == AddKind::Root => (0, dn.to_string(), dn.norm().to_string()),
             None => {
                 return Err(DbError::NoSuchObject(format!(
                     "parent {parent_dn} of {dn} does not exist"
@@ -965,14 +987,19 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             (new_rdn.to_string(), new_rdn.norm().to_string())
         };
         let new_key = tree_key(parent, &name_norm, max);
-        if let Some(other) = self.kv.get(T_TREE, &new_key)? {
-            if read_u64_be(other) != Some(id) {
-                let target = match new_parent {
-                    Some(p) => p.child(new_rdn.clone()),
-                    None => dn.with_rdn(new_rdn.clone()),
-                };
-                return Err(DbError::EntryAlreadyExists(target.to_string()));
-            }
+        let target = match new_parent {
+            Some(p) => p.child(new_rdn.clone()),
+            None => dn.with_rdn(new_rdn.clone()),
+        };
+        let taken_here = match self.kv.get(T_TREE, &new_key)? {
+            Some(other) => read_u64_be(other) != Some(id),
+            None => false,
+        };
+        // The name may also be a naming context named below the new parent.
+        let taken =
+            taken_here || read::lookup(&self.kv, &target, max)?.is_some_and(|other| other != id);
+        if taken {
+            return Err(DbError::EntryAlreadyExists(target.to_string()));
         }
         let old_norm = read::name_norm(old.parent, &old.rdn)?;
         self.kv

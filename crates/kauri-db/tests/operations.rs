@@ -886,6 +886,84 @@ fn naming_contexts_nest_without_hiding_each_other() {
 }
 
 #[test]
+fn a_naming_context_below_an_existing_entry_is_a_partition_of_its_own() {
+    let db = common::mem_with(common::config());
+    db.add_root(
+        Entry::new(dn("dc=example,dc=com"))
+            .with("objectClass", &["domain"])
+            .with("dc", &["example"]),
+    )
+    .unwrap();
+    db.add(ou("People", "dc=example,dc=com")).unwrap();
+    let mut w = db.write().unwrap();
+    let config = w
+        .add_naming_context(
+            Entry::new(dn("cn=Configuration,dc=example,dc=com"))
+                .with("objectClass", &["container"])
+                .with("cn", &["Configuration"]),
+        )
+        .unwrap();
+    w.add_naming_context(
+        Entry::new(dn("cn=Schema,cn=Configuration,dc=example,dc=com"))
+            .with("objectClass", &["dMD"])
+            .with("cn", &["Schema"]),
+    )
+    .unwrap();
+    w.add(ou("Sites", "cn=Configuration,dc=example,dc=com"))
+        .unwrap();
+    w.commit().unwrap();
+    let r = db.read().unwrap();
+    assert_eq!(r.naming_contexts().unwrap().len(), 3);
+    assert_eq!(
+        r.lookup(&dn("cn=configuration,dc=example,dc=com")).unwrap(),
+        Some(config)
+    );
+    drop(r);
+    // The domain's subtree stops at the partition boundary; each partition is whole.
+    assert_eq!(
+        count(&db, "dc=example,dc=com", Scope::Subtree, "(objectClass=*)"),
+        2
+    );
+    assert_eq!(
+        count(&db, "dc=example,dc=com", Scope::OneLevel, "(objectClass=*)"),
+        1
+    );
+    assert_eq!(
+        names(
+            &db,
+            "cn=Configuration,dc=example,dc=com",
+            Scope::Subtree,
+            "(objectClass=*)"
+        ),
+        vec![
+            "cn=Configuration,dc=example,dc=com",
+            "ou=Sites,cn=Configuration,dc=example,dc=com"
+        ]
+    );
+    // Neither way can create the same DN twice.
+    let e = db
+        .add(Entry::new(dn("cn=Configuration,dc=example,dc=com")).with("cn", &["Configuration"]))
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 68);
+    let mut w = db.write().unwrap();
+    let e = w
+        .add_naming_context(Entry::new(dn("ou=People,dc=example,dc=com")).with("ou", &["People"]))
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 68);
+    drop(w);
+    let e = db
+        .rename(
+            &dn("ou=People,dc=example,dc=com"),
+            &Rdn::parse("cn=Configuration").unwrap(),
+            true,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 68);
+    assert!(db.check(false, None).unwrap().is_clean());
+}
+
+#[test]
 fn bulk_mode_keeps_indexes_exact_and_refuses_commit_after_failure() {
     let l = common::lmdb_with(common::config());
     let db = &l.db;

@@ -126,16 +126,33 @@ impl Ctx {
             })
     }
 
-    /// The naming context announced as default (configured, or the first one stored).
+    /// The naming context announced as default: configured, or the first stored one that
+    /// is not named below another (the domain rather than its configuration partition).
     pub fn default_naming_context(&self) -> String {
         if !self.cfg.default_naming_context.is_empty() {
             return self.cfg.default_naming_context.clone();
         }
-        self.db
+        let ncs: Vec<(String, Option<kauri_db::Dn>)> = self
+            .db
             .read()
             .and_then(|r| r.naming_contexts())
-            .ok()
-            .and_then(|v| v.into_iter().next().map(|(_, dn)| dn))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, text)| {
+                let dn = kauri_db::Dn::parse(&text).ok();
+                (text, dn)
+            })
+            .collect();
+        let below_another = |dn: &Option<kauri_db::Dn>| {
+            dn.as_ref().is_some_and(|d| {
+                ncs.iter()
+                    .any(|(_, o)| o.as_ref().is_some_and(|o| d.is_descendant_of(o)))
+            })
+        };
+        ncs.iter()
+            .find(|(_, dn)| !below_another(dn))
+            .or_else(|| ncs.first())
+            .map(|(text, _)| text.clone())
             .unwrap_or_default()
     }
 }

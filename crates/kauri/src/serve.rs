@@ -88,6 +88,16 @@ pub fn sample_tree(db: &Db<kauri_kv::lmdb::LmdbBackend>, user_password: &str) ->
             .with("objectClass", &["top", "domain"])
             .with("description", &["Kauri demo domain"]),
     )?;
+    // The configuration and schema partitions AD clients look for in the root DSE; they
+    // stay empty until the domain layer provisions them.
+    w.add_naming_context(
+        Entry::new(dn(format!("CN=Configuration,{DEMO_SUFFIX}"))?)
+            .with("objectClass", &["top", "configuration"]),
+    )?;
+    w.add_naming_context(
+        Entry::new(dn(format!("CN=Schema,CN=Configuration,{DEMO_SUFFIX}"))?)
+            .with("objectClass", &["top", "dMD"]),
+    )?;
     for ou in ["People", "Groups", "Computers"] {
         w.add(
             Entry::new(dn(format!("ou={ou},{DEMO_SUFFIX}"))?)

@@ -177,6 +177,24 @@ fn demo_serves_what_it_prints_and_reuses_its_data() {
     let mut again = KillOnDrop(start());
     let lines = read_until(&mut again.0, "ldapwhoami");
     assert!(lines.iter().any(|l| l.contains("(reused)")), "{lines:?}");
+    // The root DSE names the configuration and schema partitions.
+    let url = lines
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .find(|w| w.starts_with("ldap://"))
+        .expect("a printed ldap:// URL")
+        .trim_matches('\'');
+    let o = Command::new("ldapsearch")
+        .args(["-x", "-LLL", "-H", url, "-b", "", "-s", "base"])
+        .args(["configurationNamingContext", "schemaNamingContext"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("configurationNamingContext: CN=Configuration,dc=samdom")
+            && text.contains("schemaNamingContext: CN=Schema,CN=Configuration,dc=samdom"),
+        "{text}"
+    );
     drop(again);
 }
 
