@@ -122,7 +122,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
             ));
         }
         let keys = w.take_deferred();
-        let unique = w.unique_attr_ids();
+        let unique = w.unique_attrs();
         w.commit()?;
         self.stats.commits += 1;
         let mut w = self.db.write()?;
@@ -137,7 +137,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
             let mut cur = Some(w);
             sorted.for_each(|k| {
                 batch.push(k);
-                if batch.len() >= 65_536 {
+                if batch.len() >= crate::sorter::WRITE_CHUNK {
                     in_txn += batch.len();
                     let txn = cur.as_mut().ok_or_else(|| {
                         DbError::UnwillingToPerform("the bulk load has ended".into())

@@ -279,6 +279,11 @@ impl<'d, B: Backend> DbRead<'d, B> {
         record(&self.kv, id)
     }
 
+    /// How many records the database holds, counted without decoding any.
+    pub fn record_count(&self) -> DbResult<u64> {
+        crate::reindex::count_records(&self.kv)
+    }
+
     /// The naming contexts (entries added with `add_root`): their ids and DN texts.
     pub fn naming_contexts(&self) -> DbResult<Vec<(u64, String)>> {
         let mut out = Vec::new();

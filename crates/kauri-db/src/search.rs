@@ -244,9 +244,12 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 // subtree walks up, remembering every ancestor already decided.
                 let filter_ids = |ids: Vec<u64>| -> DbResult<IdList> {
                     let mut kept = Vec::with_capacity(ids.len());
+                    // Only the subtree walk uses (and so allocates) the memo.
                     let mut known: HashMap<u64, bool> = HashMap::new();
-                    known.insert(base, true);
-                    known.insert(0, false);
+                    if !one_level {
+                        known.insert(base, true);
+                        known.insert(0, false);
+                    }
                     let mut path = Vec::new();
                     for id in ids {
                         let keep = if one_level {

@@ -16,7 +16,7 @@ use crate::keys::{index_key_attr, KIND_VALUE, TERM_CUT};
 
 const EMPTY: u32 = u32::MAX;
 /// Keys handed to the key-value layer per batch.
-const WRITE_CHUNK: usize = 65_536;
+pub(crate) const WRITE_CHUNK: usize = 65_536;
 
 #[derive(Debug, Clone, Copy)]
 struct Prefix {

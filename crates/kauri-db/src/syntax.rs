@@ -189,7 +189,7 @@ fn is_printable_char(b: u8) -> bool {
 }
 
 /// True if `s` is an RFC 4512 descriptor: `ALPHA *(ALPHA / DIGIT / "-")`.
-pub(crate) fn is_descriptor(s: &str) -> bool {
+pub fn is_descriptor(s: &str) -> bool {
     let b = s.as_bytes();
     match b.first() {
         Some(c) if c.is_ascii_alphabetic() => {
@@ -518,6 +518,33 @@ fn parse_integer(raw: &[u8]) -> Result<i64, String> {
     } else {
         i64::try_from(mag).map_err(|_| "out of 64-bit range".into())
     }
+}
+
+/// A Unix time in seconds as GeneralizedTime (`YYYYMMDDHHMMSS.0Z`), the form AD writes
+/// for whenCreated, whenChanged and the root DSE's currentTime.
+pub fn generalized_time(secs: u64) -> String {
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!(
+        "{y:04}{m:02}{d:02}{:02}{:02}{:02}.0Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01; the inverse of
+/// [`days_from_civil`].
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
@@ -856,6 +883,13 @@ pub fn sid_to_string(bin: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generalized_time_from_unix_seconds() {
+        assert_eq!(super::generalized_time(0), "19700101000000.0Z");
+        assert_eq!(super::generalized_time(951_782_400), "20000229000000.0Z");
+        assert_eq!(super::generalized_time(1_600_000_000), "20200913122640.0Z");
+    }
 
     fn n(s: Syntax, v: &str) -> Vec<u8> {
         s.normalize(v.as_bytes()).unwrap().into_owned()

@@ -471,21 +471,15 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             Some(sorter) => {
                 sorter.push(k);
                 if sorter.is_full() {
-                    let budget = self.db.cfg.sort_budget;
-                    if let Some(full) = self.deferred.replace(KeySorter::new(budget)) {
-                        let unique = self.unique_attrs();
-                        if let Err(e) = full.finish().write_into(&mut self.kv, T_INDEX, &unique) {
-                            self.poisoned = Some(e.to_string());
-                            return Err(e);
-                        }
-                    }
+                    self.flush_deferred()?;
+                    self.defer_indexes();
                 }
                 Ok(())
             }
         }
     }
 
-    fn unique_attrs(&mut self) -> Vec<u32> {
+    pub(crate) fn unique_attrs(&mut self) -> Vec<u32> {
         (0..self.next_attr)
             .filter(|a| self.flags(*a).contains(IndexFlags::UNIQUE))
             .collect()
@@ -1070,11 +1064,6 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Whether an operation of this bulk transaction failed.
     pub(crate) fn is_poisoned(&self) -> bool {
         self.poisoned.is_some()
-    }
-
-    /// Attribute ids with unique indexes (for the bulk loader's final check).
-    pub(crate) fn unique_attr_ids(&mut self) -> Vec<u32> {
-        self.unique_attrs()
     }
 
     fn flush_deferred(&mut self) -> DbResult<()> {

@@ -1042,7 +1042,7 @@ fn changed_syntaxes_renormalize_stored_values() {
 }
 
 #[test]
-fn check_splits_its_work_when_the_sort_budget_is_small() {
+fn check_and_reindex_stay_exact_when_the_sort_budget_is_small() {
     let mut cfg = common::config();
     cfg.sort_budget = 2048;
     let db = common::mem_with(cfg);

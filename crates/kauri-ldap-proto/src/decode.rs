@@ -120,7 +120,7 @@ fn decode_inner(frame: &[u8], id: &mut Option<MessageId>, op: &mut Option<u32>) 
     let mut outer = Reader::new(frame);
     let mut msg = outer.sequence()?;
     let raw = msg.integer()?;
-    let mid = message_id(raw)?;
+    let mid = non_negative(raw, "message id")?;
     *id = Some(mid);
     let (tag, content) = msg.read_any()?;
     if tag.class == Class::Application {
@@ -140,13 +140,6 @@ fn decode_inner(frame: &[u8], id: &mut Option<MessageId>, op: &mut Option<u32>) 
         op: operation,
         controls,
     })
-}
-
-fn message_id(raw: i64) -> R<MessageId> {
-    i32::try_from(raw)
-        .ok()
-        .filter(|v| *v >= 0)
-        .ok_or_else(|| bad(format!("message id {raw} out of range")))
 }
 
 fn decode_op(tag: Tag, content: &[u8]) -> R<ProtocolOp> {
@@ -245,7 +238,7 @@ fn decode_op(tag: Tag, content: &[u8]) -> R<ProtocolOp> {
         COMPARE_RESPONSE => ProtocolOp::CompareResponse(ldap_result(&mut r)?),
         ABANDON_REQUEST => {
             r = Reader::new(&[]);
-            ProtocolOp::AbandonRequest(message_id(parse_integer(content)?)?)
+            ProtocolOp::AbandonRequest(non_negative(parse_integer(content)?, "message id")?)
         }
         EXTENDED_REQUEST => {
             let name = string(r.read_tagged(Tag::context_primitive(0))?, "request name")?;
@@ -332,7 +325,7 @@ fn search_request(r: &mut Reader<'_>) -> R<SearchRequest> {
     let time_limit = non_negative(r.integer()?, "time limit")?;
     let types_only = r.boolean()?;
     let (tag, content) = r.read_any()?;
-    let filter = decode_filter_element(tag, content)?;
+    let filter = filter_at(tag, content, 1)?;
     let mut list = r.sequence()?;
     let mut attributes = Vec::new();
     while !list.is_empty() {
@@ -426,7 +419,7 @@ pub fn decode_filter(bytes: &[u8]) -> Result<Filter, DecodeError> {
     let inner = || -> R<Filter> {
         let mut r = Reader::new(bytes);
         let (tag, content) = r.read_any()?;
-        let f = decode_filter_element(tag, content)?;
+        let f = filter_at(tag, content, 1)?;
         r.finish()?;
         Ok(f)
     };
@@ -436,10 +429,6 @@ pub fn decode_filter(bytes: &[u8]) -> Result<Filter, DecodeError> {
         code: w.code,
         reason: w.reason,
     })
-}
-
-fn decode_filter_element(tag: Tag, content: &[u8]) -> R<Filter> {
-    filter_at(tag, content, 1)
 }
 
 /// Decodes a filter whose nesting level (as [`Filter::depth`] counts) is `depth`.

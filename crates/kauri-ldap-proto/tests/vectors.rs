@@ -349,7 +349,7 @@ fn errors_keep_id_and_op() {
     );
     // Bad scope in a search.
     let e = decode_message(&hex(
-        "30 1a 02 01 07 63 15 04 00 0a 01 09 0a 01 00 02 01 00 02 01 00 01 01 00 87 01 61 30 00",
+        "30 1b 02 01 07 63 16 04 00 0a 01 09 0a 01 00 02 01 00 02 01 00 01 01 00 87 01 61 30 00",
     ))
     .unwrap_err();
     assert_eq!((e.id, e.op), (Some(7), Some(3)));
@@ -370,7 +370,9 @@ fn errors_keep_id_and_op() {
     // Unknown operation.
     let e = decode_message(&hex("30 05 02 01 03 5e 00")).unwrap_err();
     assert_eq!((e.id, e.op), (Some(3), Some(30)));
-    // Constructed OCTET STRING is refused.
-    assert!(decode_message(&hex("30 09 02 01 05 6a 04 24 02 04 00")).is_err());
+    // Constructed OCTET STRING is refused (here the matched DN of a delete response).
+    let e = decode_message(&hex("30 0e 02 01 05 6b 09 0a 01 00 24 02 04 00 04 00")).unwrap_err();
+    assert_eq!((e.id, e.op), (Some(5), Some(11)));
+    assert!(e.to_string().contains("constructed"), "{e}");
     assert!(decode_message(&[]).is_err());
 }

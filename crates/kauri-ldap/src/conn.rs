@@ -61,7 +61,7 @@ impl Encoder<Vec<u8>> for ServerCodec {
     }
 }
 
-/// Indexes into [`crate::ctx::Counters::ops`].
+/// Indexes into [`crate::ctx::Counters::finished`] (names in [`crate::ctx::OP_NAMES`]).
 const OP_BIND: usize = 0;
 const OP_SEARCH: usize = 1;
 const OP_ADD: usize = 2;
@@ -69,9 +69,6 @@ const OP_MODIFY: usize = 3;
 const OP_DELETE: usize = 4;
 const OP_MODDN: usize = 5;
 const OP_COMPARE: usize = 6;
-const OP_EXTENDED: usize = 7;
-const OP_ABANDON: usize = 8;
-const OP_UNBIND: usize = 9;
 
 /// The response operation that answers a request (by its APPLICATION tag number), for
 /// errors on requests that could not be fully decoded.
@@ -104,14 +101,7 @@ fn msg(id: MessageId, op: ProtocolOp) -> Vec<u8> {
 }
 
 fn notice_of_disconnection(code: ResultCode, text: &str) -> Vec<u8> {
-    msg(
-        0,
-        ProtocolOp::ExtendedResponse(ExtendedResponse {
-            result: LdapResult::new(code, text),
-            name: Some(ctl::NOTICE_OF_DISCONNECTION.to_string()),
-            value: None,
-        }),
-    )
+    encode_message(&ctl::notice_of_disconnection(code, text))
 }
 
 /// Connection state the dispatch code needs.
@@ -376,10 +366,6 @@ const SEARCH_CONTROLS: &[&str] = &[
 ];
 
 impl Conn {
-    fn count(&self, kind: usize) {
-        self.ctx.counters.op(kind);
-    }
-
     /// Queues a response decided on the connection's own task; the loop writes it right
     /// after the dispatch, without a hop through the response channel.
     fn reply(&mut self, bytes: Vec<u8>) {
@@ -390,19 +376,14 @@ impl Conn {
         let id = m.id;
         let started = Instant::now();
         match m.op {
-            ProtocolOp::UnbindRequest => {
-                self.count(OP_UNBIND);
-                Next::Close
-            }
+            ProtocolOp::UnbindRequest => Next::Close,
             ProtocolOp::AbandonRequest(target) => {
-                self.count(OP_ABANDON);
                 if let Some(t) = self.running.lock().get(&target) {
                     t.cancel();
                 }
                 Next::Continue
             }
             ProtocolOp::BindRequest(b) => {
-                self.count(OP_BIND);
                 let result = self.bind(b.version, &b.name, &b.auth);
                 self.ctx.counters.finish(
                     OP_BIND,
@@ -420,7 +401,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::SearchRequest(req) => {
-                self.count(OP_SEARCH);
                 if let Err(result) = check_controls(&m.controls, SEARCH_CONTROLS) {
                     self.reply(msg(id, ProtocolOp::SearchResultDone(result)));
                     return Next::Continue;
@@ -477,7 +457,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::CompareRequest(c) => {
-                self.count(OP_COMPARE);
                 let ctx = self.ctx.clone();
                 let identity = self.identity.clone();
                 let out = self.out.clone();
@@ -494,7 +473,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::AddRequest(a) => {
-                self.count(OP_ADD);
                 let undefined = self
                     .ctx
                     .undefined_attribute(a.attributes.iter().map(|x| x.name.as_str()));
@@ -525,7 +503,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::ModifyRequest(r) => {
-                self.count(OP_MODIFY);
                 let permissive = has_control(&m.controls, ctl::PERMISSIVE_MODIFY);
                 let undefined = self
                     .ctx
@@ -568,7 +545,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::DelRequest(dn) => {
-                self.count(OP_DELETE);
                 let subtree = has_control(&m.controls, ctl::TREE_DELETE);
                 let op = Dn::parse(&dn)
                     .map_err(|e| {
@@ -587,7 +563,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::ModifyDnRequest(r) => {
-                self.count(OP_MODDN);
                 let bad = |what: &str, e: kauri_db::dn::DnError| {
                     LdapResult::new(
                         ResultCode::INVALID_DN_SYNTAX,
@@ -619,45 +594,42 @@ impl Conn {
                 );
                 Next::Continue
             }
-            ProtocolOp::ExtendedRequest(x) => {
-                self.count(OP_EXTENDED);
-                match x.name.as_str() {
-                    ctl::START_TLS => {
-                        drop(permit);
-                        Next::StartTls(id)
-                    }
-                    ctl::WHO_AM_I => {
-                        let value = self.identity.authz_id().into_bytes();
-                        self.reply(msg(
-                            id,
-                            ProtocolOp::ExtendedResponse(ExtendedResponse {
-                                result: LdapResult::success(),
-                                name: None,
-                                value: Some(value),
-                            }),
-                        ));
-                        Next::Continue
-                    }
-                    ctl::PASSWORD_MODIFY => {
-                        self.password_modify(id, x.value.as_deref(), permit);
-                        Next::Continue
-                    }
-                    other => {
-                        self.reply(msg(
-                            id,
-                            ProtocolOp::ExtendedResponse(ExtendedResponse {
-                                result: LdapResult::new(
-                                    ResultCode::PROTOCOL_ERROR,
-                                    format!("unsupported extended operation {other}"),
-                                ),
-                                name: None,
-                                value: None,
-                            }),
-                        ));
-                        Next::Continue
-                    }
+            ProtocolOp::ExtendedRequest(x) => match x.name.as_str() {
+                ctl::START_TLS => {
+                    drop(permit);
+                    Next::StartTls(id)
                 }
-            }
+                ctl::WHO_AM_I => {
+                    let value = self.identity.authz_id().into_bytes();
+                    self.reply(msg(
+                        id,
+                        ProtocolOp::ExtendedResponse(ExtendedResponse {
+                            result: LdapResult::success(),
+                            name: None,
+                            value: Some(value),
+                        }),
+                    ));
+                    Next::Continue
+                }
+                ctl::PASSWORD_MODIFY => {
+                    self.password_modify(id, x.value.as_deref(), permit);
+                    Next::Continue
+                }
+                other => {
+                    self.reply(msg(
+                        id,
+                        ProtocolOp::ExtendedResponse(ExtendedResponse {
+                            result: LdapResult::new(
+                                ResultCode::PROTOCOL_ERROR,
+                                format!("unsupported extended operation {other}"),
+                            ),
+                            name: None,
+                            value: None,
+                        }),
+                    ));
+                    Next::Continue
+                }
+            },
             _ => {
                 // A client sent a response: that is not a conversation we can have.
                 let _ = self
@@ -762,8 +734,7 @@ impl Conn {
         let Ok(dn) = Dn::parse(name) else {
             return invalid();
         };
-        let admin = Dn::parse(&self.ctx.cfg.admin_dn).ok();
-        if admin.as_ref() == Some(&dn) {
+        if self.ctx.admin_dn.as_ref() == Some(&dn) {
             if !self.ctx.cfg.admin_password.is_empty()
                 && auth::verify(self.ctx.cfg.admin_password.as_bytes(), password)
             {

@@ -42,11 +42,6 @@ pub struct Counters {
     pub connections: AtomicU64,
     /// Connections open now.
     pub open_connections: AtomicU64,
-    /// Requests received, by kind: bind, search, add, modify, delete, modrdn, compare,
-    /// extended, abandon, unbind.
-    pub ops: [AtomicU64; 10],
-    /// Responses with a result code other than success (or compare true/false).
-    pub errors: AtomicU64,
     /// Messages that could not be decoded.
     pub bad_messages: AtomicU64,
 }
@@ -61,7 +56,6 @@ impl Counters {
             s.ok.fetch_add(1, Ordering::Relaxed);
         } else {
             s.failed.fetch_add(1, Ordering::Relaxed);
-            self.errors.fetch_add(1, Ordering::Relaxed);
         }
         let us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         tracing::debug!(
@@ -79,19 +73,14 @@ impl Counters {
             b.fetch_add(1, Ordering::Relaxed);
         }
     }
-
-    /// Counts one request of a kind (index as in [`Counters::ops`]).
-    pub fn op(&self, kind: usize) {
-        if let Some(c) = self.ops.get(kind) {
-            c.fetch_add(1, Ordering::Relaxed);
-        }
-    }
 }
 
 /// The shared server state.
 pub struct Ctx {
     /// Settings.
     pub cfg: ServerConfig,
+    /// `cfg.admin_dn` parsed once, for the comparison every simple bind makes.
+    pub admin_dn: Option<kauri_db::Dn>,
     /// The directory.
     pub db: Arc<Db<LmdbBackend>>,
     /// The single writer.
@@ -126,32 +115,35 @@ impl Ctx {
             })
     }
 
+    /// The naming contexts stored, as DN texts (empty when the database cannot be read).
+    pub fn naming_contexts(&self) -> Vec<String> {
+        self.db
+            .read()
+            .and_then(|r| r.naming_contexts())
+            .map(|v| v.into_iter().map(|(_, dn)| dn).collect())
+            .unwrap_or_default()
+    }
+
     /// The naming context announced as default: configured, or the first stored one that
     /// is not named below another (the domain rather than its configuration partition).
     pub fn default_naming_context(&self) -> String {
         if !self.cfg.default_naming_context.is_empty() {
             return self.cfg.default_naming_context.clone();
         }
-        let ncs: Vec<(String, Option<kauri_db::Dn>)> = self
-            .db
-            .read()
-            .and_then(|r| r.naming_contexts())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(_, text)| {
-                let dn = kauri_db::Dn::parse(&text).ok();
-                (text, dn)
-            })
-            .collect();
-        let below_another = |dn: &Option<kauri_db::Dn>| {
-            dn.as_ref().is_some_and(|d| {
-                ncs.iter()
-                    .any(|(_, o)| o.as_ref().is_some_and(|o| d.is_descendant_of(o)))
-            })
-        };
+        self.default_among(&self.naming_contexts())
+    }
+
+    /// [`Ctx::default_naming_context`] for a caller that has listed the naming contexts.
+    pub fn default_among(&self, ncs: &[String]) -> String {
+        if !self.cfg.default_naming_context.is_empty() {
+            return self.cfg.default_naming_context.clone();
+        }
+        let dns: Vec<Option<kauri_db::Dn>> =
+            ncs.iter().map(|t| kauri_db::Dn::parse(t).ok()).collect();
+        let below_another = |d: &kauri_db::Dn| dns.iter().flatten().any(|o| d.is_descendant_of(o));
         ncs.iter()
-            .find(|(_, dn)| !below_another(dn))
-            .or_else(|| ncs.first())
+            .zip(&dns)
+            .find(|(_, dn)| !dn.as_ref().is_some_and(below_another))
             .map(|(text, _)| text.clone())
             .unwrap_or_default()
     }

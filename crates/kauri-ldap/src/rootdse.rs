@@ -6,7 +6,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use kauri_ldap_proto::controls as ctl;
 use kauri_ldap_proto::{Attribute, SearchResultEntry};
 
-use crate::auth::Identity;
 use crate::ctx::Ctx;
 
 /// Controls this server implements (advertised in `supportedControl`).
@@ -30,35 +29,14 @@ fn gentime_now() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}.0Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    kauri_db::syntax::generalized_time(secs)
 }
 
 /// The root DSE entry, with the attributes asked for (all when none or `*`/`+` is asked).
-pub fn entry(ctx: &Ctx, _identity: &Identity, requested: &[String]) -> SearchResultEntry {
+pub fn entry(ctx: &Ctx, requested: &[String]) -> SearchResultEntry {
     let mut attrs: Vec<(&str, Vec<Vec<u8>>)> = Vec::new();
-    let ncs: Vec<String> = ctx
-        .db
-        .read()
-        .and_then(|r| r.naming_contexts())
-        .map(|v| v.into_iter().map(|(_, dn)| dn).collect())
-        .unwrap_or_default();
-    let default_nc = ctx.default_naming_context();
+    let ncs = ctx.naming_contexts();
+    let default_nc = ctx.default_among(&ncs);
     let b = |s: &str| s.as_bytes().to_vec();
     attrs.push(("objectClass", vec![b("top")]));
     if !ncs.is_empty() {

@@ -266,6 +266,12 @@ pub fn run(ctx: &Ctx, job: &SearchJob) -> Option<bool> {
 
 type Outcome = Result<Option<(LdapResult, Vec<Control>)>, LdapResult>;
 
+/// A request control's value, or the protocolError a client gets for a malformed one.
+fn decode_control<T: ControlValue>(c: &Control, what: &str) -> Result<T, LdapResult> {
+    T::from_control(c)
+        .map_err(|e| LdapResult::new(ResultCode::PROTOCOL_ERROR, format!("{what}: {e}")))
+}
+
 fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let req = &job.req;
     let mut paged: Option<ctl::PagedResults> = None;
@@ -274,53 +280,27 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let mut vlv: Option<ctl::VlvRequest> = None;
     for c in &job.controls {
         match c.oid.as_str() {
-            ctl::SORT_REQUEST => match ctl::SortRequest::from_control(c) {
-                Ok(x) if !x.keys.is_empty() => sort = Some(x),
-                Ok(_) => {
+            ctl::SORT_REQUEST => {
+                let x: ctl::SortRequest = decode_control(c, "sort control")?;
+                if x.keys.is_empty() {
                     return Err(LdapResult::new(
                         ResultCode::PROTOCOL_ERROR,
                         "sort control without keys",
-                    ))
+                    ));
                 }
-                Err(e) => {
-                    return Err(LdapResult::new(
-                        ResultCode::PROTOCOL_ERROR,
-                        format!("sort control: {e}"),
-                    ))
-                }
-            },
-            ctl::VLV_REQUEST => match ctl::VlvRequest::from_control(c) {
-                Ok(x) => vlv = Some(x),
-                Err(e) => {
-                    return Err(LdapResult::new(
-                        ResultCode::PROTOCOL_ERROR,
-                        format!("VLV control: {e}"),
-                    ))
-                }
-            },
-            ctl::PAGED_RESULTS => match ctl::PagedResults::from_control(c) {
-                Ok(p) => paged = Some(p),
-                Err(e) => {
-                    return Err(LdapResult::new(
-                        ResultCode::PROTOCOL_ERROR,
-                        format!("paged results control: {e}"),
-                    ))
-                }
-            },
-            ctl::EXTENDED_DN => match ctl::ExtendedDn::from_control(c) {
-                Ok(x) => extended_dn = Some(x.format),
-                Err(e) => {
-                    return Err(LdapResult::new(
-                        ResultCode::PROTOCOL_ERROR,
-                        format!("extended DN control: {e}"),
-                    ))
-                }
-            },
+                sort = Some(x);
+            }
+            ctl::VLV_REQUEST => vlv = Some(decode_control(c, "VLV control")?),
+            ctl::PAGED_RESULTS => paged = Some(decode_control(c, "paged results control")?),
+            ctl::EXTENDED_DN => {
+                let x: ctl::ExtendedDn = decode_control(c, "extended DN control")?;
+                extended_dn = Some(x.format);
+            }
             _ => {}
         }
     }
     if req.base.is_empty() && req.scope == SearchScope::Base {
-        let entry = crate::rootdse::entry(ctx, &job.identity, &req.attributes);
+        let entry = crate::rootdse::entry(ctx, &req.attributes);
         if !send(
             &job.out,
             encode_message(&LdapMessage {
@@ -333,10 +313,18 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         }
         return Ok(Some((LdapResult::success(), Vec::new())));
     }
-    if req.scope == SearchScope::Base {
+    // Only a base named `CN=Aggregate` can be the subschema entry: other base searches
+    // (the common read of one object) skip working out the default naming context.
+    let base_dn = Dn::parse(&req.base);
+    let aggregate = base_dn
+        .as_ref()
+        .ok()
+        .and_then(Dn::rdn)
+        .is_some_and(|r| r.norm() == "cn=aggregate");
+    if req.scope == SearchScope::Base && aggregate {
         let subschema_dn = crate::subschema::Subschema::dn(&ctx.default_naming_context());
-        let same = match (Dn::parse(&req.base), Dn::parse(&subschema_dn)) {
-            (Ok(a), Ok(b)) => a == b,
+        let same = match (&base_dn, Dn::parse(&subschema_dn)) {
+            (Ok(a), Ok(b)) => *a == b,
             _ => false,
         };
         if same {
@@ -358,7 +346,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             "a successful bind is needed to search below the root DSE",
         ));
     }
-    let base = Dn::parse(&req.base).map_err(|e| {
+    let base = base_dn.map_err(|e| {
         LdapResult::new(
             ResultCode::INVALID_DN_SYNTAX,
             format!("invalid base DN: {e}"),

@@ -94,6 +94,7 @@ impl Server {
         let (schema, source) = kauri_domain::schema::Schema::load_default();
         tracing::info!(source = ?source, "schema loaded");
         let ctx = Arc::new(Ctx {
+            admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
             cfg,
             db,
             writer,

@@ -56,8 +56,6 @@ pub struct WriterStats {
     pub commits: AtomicU64,
     /// Requests committed.
     pub requests: AtomicU64,
-    /// Largest batch seen.
-    pub max_batch: AtomicU64,
     /// Commits by batch size: 1, 2, ≤4, ≤8, … ≤256, more.
     pub batch_buckets: [AtomicU64; 10],
 }
@@ -165,7 +163,6 @@ fn run(
             Ok(_) => {
                 stats.commits.fetch_add(1, Ordering::Relaxed);
                 stats.requests.fetch_add(n, Ordering::Relaxed);
-                stats.max_batch.fetch_max(n, Ordering::Relaxed);
                 let i = BATCH_BUCKETS
                     .iter()
                     .position(|b| n <= *b)

@@ -702,7 +702,7 @@ fn metrics_endpoint_counts_what_happened() {
         "kauri_writer_commits_total 1",
         "kauri_writer_batch_size_bucket{le=\"1\"} 1",
         "kauri_ldap_connections_total 2",
-        "kauri_db_unindexed_searches_total",
+        "\nkauri_db_unindexed_searches_total ",
     ] {
         assert!(body.contains(needle), "missing {needle}:\n{body}");
     }

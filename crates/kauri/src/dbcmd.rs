@@ -115,11 +115,7 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
     let db = open_existing(dir)?;
     let info = db.kv().info()?;
     let r = db.read()?;
-    let records = r.search_count(&kauri_db::SearchRequest::new(
-        kauri_db::Dn::root(),
-        kauri_db::Scope::Subtree,
-        kauri_db::Filter::And(Vec::new()),
-    ))?;
+    let records = r.record_count()?;
     let usn = r.usn()?;
     if json {
         println!(

@@ -156,28 +156,7 @@ fn guid(rng: &mut Rng) -> Vec<u8> {
 
 fn gentime(i: usize) -> String {
     // Spread over a few years, one second apart.
-    let secs = 1_600_000_000 + i as u64;
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}.0Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    kauri_db::syntax::generalized_time(1_600_000_000 + i as u64)
 }
 
 /// Builds every entry of the directory, parents before children, and hands each to `sink`.

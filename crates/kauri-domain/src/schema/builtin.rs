@@ -162,10 +162,7 @@ pub fn parse_guid(text: &str) -> Option<[u8; 16]> {
 
 /// Formats a GUID stored in the Windows byte layout as text.
 pub fn format_guid(g: &[u8; 16]) -> String {
-    format!(
-        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-        g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]
-    )
+    kauri_db::syntax::guid_to_string(g)
 }
 
 /// An optional GUID field.

@@ -255,6 +255,18 @@ fn key(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
+/// The checks every schema object's names pass: an RFC 4512 descriptor as its
+/// lDAPDisplayName and a numeric OID (`oid_label` names the OID's attribute).
+fn check_name_and_oid(name: &str, oid_label: &str, oid: &str) -> Result<(), String> {
+    if !kauri_db::syntax::is_descriptor(name) {
+        return Err("lDAPDisplayName is not a valid descriptor".into());
+    }
+    if !is_numeric_oid(oid) {
+        return Err(format!("{oid_label} '{oid}' is not a numeric OID"));
+    }
+    Ok(())
+}
+
 /// Whether `s` is a dotted numeric OID.
 fn is_numeric_oid(s: &str) -> bool {
     let mut n = 0;
@@ -265,13 +277,6 @@ fn is_numeric_oid(s: &str) -> bool {
         n += 1;
     }
     n >= 2
-}
-
-/// Whether `s` is a valid lDAPDisplayName (RFC 4512 descriptor).
-fn is_descriptor(s: &str) -> bool {
-    let mut b = s.bytes();
-    matches!(b.next(), Some(c) if c.is_ascii_alphabetic())
-        && b.all(|c| c.is_ascii_alphanumeric() || c == b'-')
 }
 
 impl Schema {
@@ -412,15 +417,7 @@ impl Schema {
             name: def.ldap_name.clone(),
             reason,
         };
-        if !is_descriptor(&def.ldap_name) {
-            return Err(invalid("lDAPDisplayName is not a valid descriptor".into()));
-        }
-        if !is_numeric_oid(&def.attribute_id) {
-            return Err(invalid(format!(
-                "attributeID '{}' is not a numeric OID",
-                def.attribute_id
-            )));
-        }
+        check_name_and_oid(&def.ldap_name, "attributeID", &def.attribute_id).map_err(invalid)?;
         if AdSyntax::of(&def).is_none() {
             return Err(invalid(format!(
                 "attributeSyntax {} with oMSyntax {} is not a supported syntax",
@@ -453,15 +450,7 @@ impl Schema {
             name: def.ldap_name.clone(),
             reason,
         };
-        if !is_descriptor(&def.ldap_name) {
-            return Err(invalid("lDAPDisplayName is not a valid descriptor".into()));
-        }
-        if !is_numeric_oid(&def.governs_id) {
-            return Err(invalid(format!(
-                "governsID '{}' is not a numeric OID",
-                def.governs_id
-            )));
-        }
+        check_name_and_oid(&def.ldap_name, "governsID", &def.governs_id).map_err(invalid)?;
         if def.object_class_category > 3 {
             return Err(invalid("objectClassCategory must be 0 to 3".into()));
         }
@@ -756,7 +745,6 @@ impl Schema {
         ] {
             config.index(name, flags);
         }
-        config.usn_attributes = Some(("uSNCreated".to_string(), "uSNChanged".to_string()));
         config
     }
 }
