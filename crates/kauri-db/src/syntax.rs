@@ -812,7 +812,8 @@ fn normalize_sid(raw: &[u8]) -> Result<Cow<'_, [u8]>, String> {
     check_binary_sid(raw).map(|()| Cow::Borrowed(raw))
 }
 
-fn parse_sid_text(raw: &[u8]) -> Result<Vec<u8>, String> {
+/// Binary form of `S-1-<authority>-<sub>...` text; the inverse of [`sid_to_string`].
+pub fn parse_sid_text(raw: &[u8]) -> Result<Vec<u8>, String> {
     let s = std::str::from_utf8(raw).map_err(|_| "SID text is not UTF-8".to_string())?;
     let mut parts = s.split('-');
     let _s = parts.next();
