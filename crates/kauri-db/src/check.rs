@@ -13,12 +13,15 @@ use std::ops::Bound;
 use kauri_kv::{Backend, Direction, ReadTxn};
 
 use crate::config::IndexFlags;
-use crate::db::{Db, T_INDEX, T_META, T_NODES, T_TREE};
+use crate::db::{Db, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
 use crate::error::{DbError, DbResult};
-use crate::keys::{index_key_attr, meta, read_u64_be};
+use crate::keys::{
+    index_key_attr, link_key, meta, read_u64_be, split_link_key, LINK_BACK, LINK_FORWARD,
+};
 use crate::record::RecordView;
 use crate::reindex::{
-    count_records, exists, for_each_record, hierarchy_of, record_index_keys, KeySorter, Progress,
+    count_records, exists, for_each_record, hierarchy_of, link_presence_keys, record_index_keys,
+    KeySorter, Progress,
 };
 
 /// One inconsistency.
@@ -68,6 +71,14 @@ pub enum Problem {
         /// Node id.
         id: u64,
     },
+    /// A link whose other direction is missing, or that names an entry that does not
+    /// exist.
+    BrokenLink {
+        /// Hex of the key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A counter in `meta` is behind what the records hold.
     CounterBehind {
         /// Which counter.
@@ -84,7 +95,10 @@ impl Problem {
     pub fn fixable(&self) -> bool {
         !matches!(
             self,
-            Problem::CorruptRecord { .. } | Problem::Orphan { .. } | Problem::CounterBehind { .. }
+            Problem::CorruptRecord { .. }
+                | Problem::Orphan { .. }
+                | Problem::CounterBehind { .. }
+                | Problem::BrokenLink { .. }
         )
     }
 }
@@ -102,6 +116,7 @@ impl fmt::Display for Problem {
             Problem::ExtraTreeKey { key } => write!(f, "tree key without a record: {key}"),
             Problem::BadNode { id } => write!(f, "node of record {id} disagrees with the record"),
             Problem::ExtraNode { id } => write!(f, "node {id} has no record"),
+            Problem::BrokenLink { key, reason } => write!(f, "link {key}: {reason}"),
             Problem::CounterBehind {
                 name,
                 stored,
@@ -174,6 +189,7 @@ impl<B: Backend> Db<B> {
         report: &mut CheckReport,
     ) -> DbResult<()> {
         let max = self.cfg.max_index_key_len;
+        let back_ids = self.link_back_ids();
         let mut groups: u32 = 1;
         'restart: loop {
             let mut found = CheckReport::default();
@@ -206,6 +222,7 @@ impl<B: Backend> Db<B> {
                         None => break,
                     }
                 }
+                link_presence_keys(kv, &back_ids, &mut |a| a % groups == group, &mut expected)?;
                 if full && groups < 1 << 16 {
                     too_big = true;
                     break;
@@ -377,6 +394,34 @@ impl<B: Backend> Db<B> {
             let id = read_u64_be(k).ok_or_else(|| DbError::corrupt("node key is not an id"))?;
             if !exists(kv, id)? {
                 report.add(Problem::ExtraNode { id });
+            }
+        }
+        // Links: both directions present, both ends existing.
+        for item in kv.range(
+            T_LINKS,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            Direction::Forward,
+        )? {
+            let (k, _) = item?;
+            let broken = |reason: &str| Problem::BrokenLink {
+                key: hex(k),
+                reason: reason.to_string(),
+            };
+            let Some((kind, from, attr, to)) = split_link_key(k) else {
+                report.add(broken("malformed key"));
+                continue;
+            };
+            let other = if kind == LINK_FORWARD {
+                LINK_BACK
+            } else {
+                LINK_FORWARD
+            };
+            if kv.get(T_LINKS, &link_key(other, to, attr, from))?.is_none() {
+                report.add(broken("the other direction is missing"));
+            }
+            if !exists(kv, from)? || !exists(kv, to)? {
+                report.add(broken("names an entry that does not exist"));
             }
         }
         // Counters.

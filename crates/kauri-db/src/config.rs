@@ -120,6 +120,26 @@ pub struct DbConfig {
     pub unindexed_warn_limit: u64,
     /// Memory budget of the sort buffer used by re-index and bulk load, in bytes.
     pub sort_budget: usize,
+    /// Linked attributes by lowercased name (both directions of each pair); their values
+    /// live in the `links` table, not in records.
+    pub links: HashMap<String, LinkRole>,
+}
+
+/// The part an attribute plays in a linked pair (AD's linkID pairs: `member` is the
+/// forward link, `memberOf` its back link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkRole {
+    /// Written by clients; DN values naming existing entries. Carries the back link's
+    /// name, if the pair has one.
+    Forward {
+        /// The back link attribute.
+        back: Option<String>,
+    },
+    /// Computed from the forward links that point at the entry; never written.
+    Back {
+        /// The forward link attribute.
+        forward: String,
+    },
 }
 
 impl Default for DbConfig {
@@ -143,6 +163,7 @@ impl Default for DbConfig {
             max_index_key_len: kauri_kv::MAX_KEY_LEN,
             unindexed_warn_limit: 100,
             sort_budget: 256 << 20,
+            links: HashMap::new(),
         }
     }
 }
@@ -158,6 +179,33 @@ impl DbConfig {
         self
     }
 
+    /// Declares a linked pair: `forward` holds DNs of other entries, `back` (if any) shows
+    /// on those entries the entries that point at them.
+    pub fn link(&mut self, forward: &str, back: Option<&str>) -> &mut Self {
+        self.schema.set(forward, Syntax::Dn);
+        self.links.insert(
+            forward.to_ascii_lowercase(),
+            LinkRole::Forward {
+                back: back.map(str::to_string),
+            },
+        );
+        if let Some(b) = back {
+            self.schema.set(b, Syntax::Dn);
+            self.links.insert(
+                b.to_ascii_lowercase(),
+                LinkRole::Back {
+                    forward: forward.to_string(),
+                },
+            );
+        }
+        self
+    }
+
+    /// The link role of an attribute (by lowercased name).
+    pub fn link_of_lower(&self, lower: &str) -> Option<&LinkRole> {
+        self.links.get(lower)
+    }
+
     /// Index flags of an attribute (by lowercased name).
     pub fn index_of_lower(&self, lower: &str) -> IndexFlags {
         self.indexes.get(lower).copied().unwrap_or(IndexFlags::NONE)
@@ -171,6 +219,12 @@ impl DbConfig {
         let mut names: Vec<&String> = self.indexes.keys().collect();
         names.sort();
         let mut out = format!("v1;key={};", self.max_index_key_len).into_bytes();
+        // Links carry presence keys in the index; their set decides those keys.
+        let mut links: Vec<&String> = self.links.keys().collect();
+        links.sort();
+        for l in links {
+            out.extend_from_slice(format!("link:{l};").as_bytes());
+        }
         for n in names {
             let flags = self.index_of_lower(n);
             if flags == IndexFlags::NONE {

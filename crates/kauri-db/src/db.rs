@@ -21,7 +21,7 @@ use crate::{Dn, Rdn};
 
 /// The tables a directory database needs, in [`TableId`] order; pass it to a backend's
 /// `open`.
-pub const TABLES: &[&str] = &["meta", "entries", "nodes", "tree", "index"];
+pub const TABLES: &[&str] = &["meta", "entries", "nodes", "tree", "index", "links"];
 /// `meta` table: format version, counters, attribute registry.
 pub const T_META: TableId = 0;
 /// `entries` table: id → record.
@@ -32,6 +32,8 @@ pub const T_NODES: TableId = 2;
 pub const T_TREE: TableId = 3;
 /// `index` table: attribute index keys.
 pub const T_INDEX: TableId = 4;
+/// `links` table: linked attributes, one key per link and direction.
+pub const T_LINKS: TableId = 5;
 
 /// A directory database on some key-value backend.
 pub struct Db<B: Backend> {

@@ -109,6 +109,14 @@ pub enum Compiled {
         /// How to compare.
         rule: ExtRule,
     },
+    /// The entry is one of these (sorted) ids: an equality or in-chain match on a linked
+    /// attribute, answered from the `links` table when the filter is compiled.
+    InSet(std::sync::Arc<[u64]>),
+    /// The entry has a value of a linked attribute (its presence key exists).
+    LinkPresent {
+        /// Attribute id (forward or back link).
+        attr: u32,
+    },
     /// An extensible match that also looks at the entry's DN (`:dn:`), or at every
     /// attribute when no attribute is named; evaluated with the DN's AVAs.
     ExtDn {
@@ -119,10 +127,48 @@ pub enum Compiled {
     },
 }
 
+/// The OID of AD's LDAP_MATCHING_RULE_IN_CHAIN: a linked attribute's values followed
+/// transitively (nested group membership).
+pub const IN_CHAIN: &str = "1.2.840.113556.1.4.1941";
+
+/// What an assertion on a linked attribute compiles to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkMatch {
+    /// The attribute is not linked.
+    NotLinked,
+    /// The value is not a DN.
+    BadValue,
+    /// The entries whose values include the named entry (sorted ids; empty when the DN
+    /// names nothing).
+    Ids(Vec<u64>),
+}
+
 /// What compiling needs to know: names to ids and the syntaxes.
 pub trait AttrResolver {
     /// The id of an attribute description (lowercased), if any record ever held it.
     fn resolve(&self, lower: &str) -> Option<u32>;
+
+    /// The entries that hold DN `value` in linked attribute `lower` (directly, or
+    /// through a chain of links when `chain`).
+    fn link_match(&self, lower: &str, value: &[u8], chain: bool) -> LinkMatch {
+        let _ = (lower, value, chain);
+        LinkMatch::NotLinked
+    }
+
+    /// Whether `lower` is a linked attribute.
+    fn is_linked(&self, lower: &str) -> bool {
+        let _ = lower;
+        false
+    }
+}
+
+fn link_compiled(m: LinkMatch) -> Option<Compiled> {
+    match m {
+        LinkMatch::NotLinked => None,
+        LinkMatch::BadValue => Some(Compiled::Undefined),
+        LinkMatch::Ids(ids) if ids.is_empty() => Some(Compiled::False),
+        LinkMatch::Ids(ids) => Some(Compiled::InSet(ids.into())),
+    }
 }
 
 /// Compiles a filter. Attributes that were never stored compile to `False` (an absent
@@ -132,6 +178,9 @@ pub fn compile(filter: &Filter, cfg: &DbConfig, res: &dyn AttrResolver) -> Compi
         let lower = a.to_ascii_lowercase();
         (res.resolve(&lower), cfg.schema.syntax_of_lower(&lower))
     };
+    if let Some(c) = compile_linked(filter, res) {
+        return c;
+    }
     match filter {
         Filter::And(fs) => Compiled::And(fs.iter().map(|f| compile(f, cfg, res)).collect()),
         Filter::Or(fs) => Compiled::Or(fs.iter().map(|f| compile(f, cfg, res)).collect()),
@@ -213,6 +262,44 @@ pub fn compile(filter: &Filter, cfg: &DbConfig, res: &dyn AttrResolver) -> Compi
             None => Compiled::False,
         },
         Filter::Extensible(m) => compile_ext(m, cfg, res),
+    }
+}
+
+/// Assertions on linked attributes: equality and in-chain matches become id sets,
+/// presence a presence-key test, and ordering or substrings (which AD does not offer on
+/// DN values) are undefined.
+fn compile_linked(filter: &Filter, res: &dyn AttrResolver) -> Option<Compiled> {
+    match filter {
+        Filter::Equality(a, v) | Filter::Approx(a, v) => {
+            link_compiled(res.link_match(&a.to_ascii_lowercase(), v, false))
+        }
+        Filter::Present(a) => {
+            let lower = a.to_ascii_lowercase();
+            res.is_linked(&lower).then(|| match res.resolve(&lower) {
+                Some(attr) => Compiled::LinkPresent { attr },
+                None => Compiled::False,
+            })
+        }
+        Filter::GreaterOrEqual(a, _) | Filter::LessOrEqual(a, _) => res
+            .is_linked(&a.to_ascii_lowercase())
+            .then_some(Compiled::Undefined),
+        Filter::Substrings(s) => res
+            .is_linked(&s.attr.to_ascii_lowercase())
+            .then_some(Compiled::Undefined),
+        Filter::Extensible(m) if !m.dn_attributes => {
+            let lower = m.attr.as_deref()?.to_ascii_lowercase();
+            if !res.is_linked(&lower) {
+                return None;
+            }
+            match m.rule.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                None | Some("2.5.13.1") | Some("distinguishednamematch") => {
+                    link_compiled(res.link_match(&lower, &m.value, false))
+                }
+                Some(IN_CHAIN) => link_compiled(res.link_match(&lower, &m.value, true)),
+                Some(_) => Some(Compiled::Undefined),
+            }
+        }
+        _ => None,
     }
 }
 
@@ -360,6 +447,7 @@ pub type DnAvas = Vec<(String, String)>;
 /// Evaluates a compiled filter on a record. `dn_avas` is called only for `:dn:` matches.
 pub fn eval(
     c: &Compiled,
+    id: u64,
     rec: &RecordView<'_>,
     cfg: &DbConfig,
     res: &dyn AttrNames,
@@ -372,7 +460,7 @@ pub fn eval(
         Compiled::And(cs) => {
             let mut out = Tri::True;
             for x in cs {
-                match eval(x, rec, cfg, res, dn_avas) {
+                match eval(x, id, rec, cfg, res, dn_avas) {
                     Tri::False => return Tri::False,
                     Tri::Undefined => out = Tri::Undefined,
                     Tri::True => {}
@@ -383,7 +471,7 @@ pub fn eval(
         Compiled::Or(cs) => {
             let mut out = Tri::False;
             for x in cs {
-                match eval(x, rec, cfg, res, dn_avas) {
+                match eval(x, id, rec, cfg, res, dn_avas) {
                     Tri::True => return Tri::True,
                     Tri::Undefined => out = Tri::Undefined,
                     Tri::False => {}
@@ -391,7 +479,7 @@ pub fn eval(
             }
             out
         }
-        Compiled::Not(x) => match eval(x, rec, cfg, res, dn_avas) {
+        Compiled::Not(x) => match eval(x, id, rec, cfg, res, dn_avas) {
             Tri::True => Tri::False,
             Tri::False => Tri::True,
             Tri::Undefined => Tri::Undefined,
@@ -426,6 +514,8 @@ pub fn eval(
             None => Tri::False,
         },
         Compiled::ExtDn { m, attr } => eval_ext_dn(m, *attr, rec, cfg, res, dn_avas),
+        Compiled::InSet(ids) => Tri::from_bool(ids.binary_search(&id).is_ok()),
+        Compiled::LinkPresent { attr } => Tri::from_bool(res.has_presence(*attr, id)),
     }
 }
 
@@ -433,6 +523,13 @@ pub fn eval(
 pub trait AttrNames {
     /// The lowercased name of an attribute id.
     fn name_lower(&self, id: u32) -> Option<String>;
+
+    /// Whether the presence key of `attr` exists for record `id` (linked attributes,
+    /// whose values are not in the record).
+    fn has_presence(&self, attr: u32, id: u64) -> bool {
+        let _ = (attr, id);
+        false
+    }
 }
 
 fn eval_ext_dn(

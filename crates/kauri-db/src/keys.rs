@@ -10,6 +10,7 @@
 //! |           |                                       | the whole DN of a naming context)      |
 //! | `tree`    | parent id u64 BE ++ RDN key           | child id u64 BE                        |
 //! | `index`   | see [`value_key`] / [`presence_key`]  | empty                                  |
+//! | `links`   | see [`link_key`]                      | forward: link stamp; back: empty       |
 //!
 //! Ids start at 1; id 0 stands for the (empty) root DN, the parent of naming contexts.
 //! Big-endian ids make key order equal numeric order, so new records append at the end of
@@ -70,6 +71,61 @@ pub mod meta {
     pub const BULK_PENDING: &[u8] = b"bulk_pending";
     /// Fingerprint of the attribute syntaxes the stored normalized values were made with.
     pub const SCHEMA_CONFIG: &[u8] = b"schema_config";
+}
+
+/// Kind byte of forward link keys (`member` of a group: group → member).
+pub const LINK_FORWARD: u8 = 0x01;
+/// Kind byte of back link keys (`memberOf` of a member: member → group).
+pub const LINK_BACK: u8 = 0x02;
+
+/// A key of the `links` table. Linked attributes (AD's `member`/`memberOf` and every other
+/// linkID pair) are not stored in records; each link is one key in each direction:
+///
+/// ```text
+/// forward: 0x01 | source id u64 BE | forward attr u32 BE | target id u64 BE
+/// back:    0x02 | target id u64 BE | forward attr u32 BE | source id u64 BE
+/// ```
+///
+/// Both directions name the forward attribute, so the values of one attribute of one
+/// entry are one contiguous run (`member` of a group, `memberOf` of a user), adding a link
+/// touches two small keys whatever the group size, and targets are referred to by id so a
+/// rename or move never rewrites a link.
+pub fn link_key(kind: u8, from: u64, attr: u32, to: u64) -> [u8; 21] {
+    let mut k = [0u8; 21];
+    k[0] = kind;
+    k[1..9].copy_from_slice(&from.to_be_bytes());
+    k[9..13].copy_from_slice(&attr.to_be_bytes());
+    k[13..21].copy_from_slice(&to.to_be_bytes());
+    k
+}
+
+/// The prefix of the links of one attribute of one entry in one direction.
+pub fn link_prefix(kind: u8, from: u64, attr: u32) -> [u8; 13] {
+    let mut k = [0u8; 13];
+    k[0] = kind;
+    k[1..9].copy_from_slice(&from.to_be_bytes());
+    k[9..13].copy_from_slice(&attr.to_be_bytes());
+    k
+}
+
+/// The prefix of every link of one entry in one direction.
+pub fn link_entry_prefix(kind: u8, from: u64) -> [u8; 9] {
+    let mut k = [0u8; 9];
+    k[0] = kind;
+    k[1..9].copy_from_slice(&from.to_be_bytes());
+    k
+}
+
+/// The parts of a link key: kind, from, attribute, to.
+pub fn split_link_key(key: &[u8]) -> Option<(u8, u64, u32, u64)> {
+    if key.len() != 21 {
+        return None;
+    }
+    let kind = *key.first()?;
+    let from = read_u64_be(key.get(1..9)?)?;
+    let attr = u32::from_be_bytes(key.get(9..13)?.try_into().ok()?);
+    let to = read_u64_be(key.get(13..21)?)?;
+    Some((kind, from, attr, to))
 }
 
 /// Big-endian bytes of an id, the key of `entries` and `nodes`.

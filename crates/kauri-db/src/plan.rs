@@ -87,10 +87,10 @@ const SECOND_ROUND: usize = 4096;
 fn cost_class(c: &Compiled) -> u8 {
     match c {
         Compiled::False | Compiled::Undefined => 0,
-        Compiled::Eq { .. } | Compiled::Ext { .. } => 1,
+        Compiled::Eq { .. } | Compiled::Ext { .. } | Compiled::InSet(_) => 1,
         Compiled::Sub { .. } => 2,
         Compiled::Ge { .. } | Compiled::Le { .. } => 3,
-        Compiled::Present { .. } => 4,
+        Compiled::Present { .. } | Compiled::LinkPresent { .. } => 4,
         _ => 5,
     }
 }
@@ -193,6 +193,17 @@ impl<'a, R: ReadTxn> Planner<'a, R> {
                     "le"
                 };
                 Ok(self.record(format!("{op}({name})"), r))
+            }
+            Compiled::InSet(ids) => {
+                if ids.len() > limit {
+                    return Ok(Outcome::TooMany);
+                }
+                Ok(self.record("links".to_string(), Some(ids.to_vec())))
+            }
+            Compiled::LinkPresent { attr } => {
+                let name = (self.name_of)(*attr).unwrap_or_else(|| format!("attr{attr}"));
+                let r = self.scan_prefix(&presence_prefix(*attr), limit, true)?;
+                Ok(self.record(format!("pres({name})"), r))
             }
             Compiled::Present { attr } => {
                 let (flags, name) = self.flags(*attr);

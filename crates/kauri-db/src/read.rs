@@ -9,12 +9,16 @@ use std::sync::Arc;
 
 use kauri_kv::{Backend, Direction, ReadTxn};
 
-use crate::db::{Db, T_ENTRIES, T_META, T_NODES, T_TREE};
+use crate::config::LinkRole;
+use crate::db::{Db, T_ENTRIES, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
 use crate::dn::{Dn, Rdn};
 use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
-use crate::eval::{AttrNames, AttrResolver};
-use crate::keys::{id_key, meta, read_u64_be, tree_key};
+use crate::eval::{AttrNames, AttrResolver, LinkMatch};
+use crate::keys::{
+    id_key, link_entry_prefix, link_prefix, meta, presence_key, read_id_suffix, read_u64_be,
+    split_link_key, tree_key, LINK_BACK, LINK_FORWARD,
+};
 use crate::record::RecordView;
 use crate::registry::{self, Registry};
 
@@ -201,6 +205,42 @@ pub fn attr_name<R: ReadTxn>(kv: &R, reg: &Registry, id: u32) -> Option<Arc<str>
     std::str::from_utf8(v).ok().map(Arc::from)
 }
 
+/// The ids one entry reaches through the links of one (forward) attribute in one
+/// direction, in id order: the targets of its forward links (`member` of a group), or the
+/// sources of the links that point at it (`memberOf` of a member).
+pub fn link_ids<R: ReadTxn>(kv: &R, kind: u8, from: u64, attr: u32) -> DbResult<Vec<u64>> {
+    let mut out = Vec::new();
+    for item in kv.prefix(T_LINKS, &link_prefix(kind, from, attr), Direction::Forward)? {
+        let (k, _) = item?;
+        out.push(read_id_suffix(k).ok_or_else(|| DbError::corrupt("malformed link key"))?);
+    }
+    Ok(out)
+}
+
+/// Every link of one entry in one direction, as (forward attribute, other entry), in key
+/// order (grouped by attribute).
+pub fn entry_links<R: ReadTxn>(kv: &R, kind: u8, id: u64) -> DbResult<Vec<(u32, u64)>> {
+    let mut out = Vec::new();
+    for item in kv.prefix(T_LINKS, &link_entry_prefix(kind, id), Direction::Forward)? {
+        let (k, _) = item?;
+        let (_, _, attr, other) =
+            split_link_key(k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
+        out.push((attr, other));
+    }
+    Ok(out)
+}
+
+/// How many links one entry has through one attribute in one direction, counted without
+/// building the list.
+pub fn link_count<R: ReadTxn>(kv: &R, kind: u8, from: u64, attr: u32) -> DbResult<usize> {
+    let mut n = 0;
+    for item in kv.prefix(T_LINKS, &link_prefix(kind, from, attr), Direction::Forward)? {
+        item?;
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// Builds DN strings for many records of one search, remembering the DNs of parents so
 /// that siblings share the walk up the tree.
 #[derive(Debug, Default)]
@@ -326,21 +366,99 @@ impl<'d, B: Backend> DbRead<'d, B> {
         };
         let dn = Dn::parse(&self.dn_string(id)?)
             .map_err(|e| DbError::corrupt(format!("stored DN does not parse: {e}")))?;
-        Ok(Some(self.to_entry(dn, &rec)))
+        Ok(Some(self.to_entry(id, dn, &rec)))
     }
 
-    /// Materializes a record with its DN into an owned entry.
-    pub fn to_entry(&self, dn: Dn, rec: &RecordView<'_>) -> Entry {
+    /// Materializes a record with its DN into an owned entry, linked attributes
+    /// included (their values are the DNs of the entries linked to, as they are named now).
+    pub fn to_entry(&self, id: u64, dn: Dn, rec: &RecordView<'_>) -> Entry {
         let mut e = Entry::new(dn);
-        for a in rec.attrs() {
-            let name = self
-                .attr_name(a.id)
+        let name_of = |id: u32| {
+            self.attr_name(id)
                 .map(|n| n.to_string())
-                .unwrap_or_else(|| format!("attr{}", a.id));
+                .unwrap_or_else(|| format!("attr{id}"))
+        };
+        for a in rec.attrs() {
             e.attrs
-                .push((name, a.values().map(|v| v.raw.to_vec()).collect()));
+                .push((name_of(a.id), a.values().map(|v| v.raw.to_vec()).collect()));
+        }
+        {
+            let mut cache = DnCache::default();
+            for (attr, ids) in self.link_values(id).unwrap_or_default() {
+                let values = ids
+                    .into_iter()
+                    .filter_map(|t| cache.dn(&self.kv, t).ok())
+                    .map(String::into_bytes)
+                    .collect();
+                e.attrs.push((name_of(attr), values));
+            }
         }
         e
+    }
+
+    /// The id under which an attribute's links are keyed (the forward attribute's), the
+    /// direction to read, and whether the attribute is linked at all.
+    pub fn link_key_attr(&self, attr: u32) -> Option<(u8, u32)> {
+        let name = self.attr_name(attr)?.to_ascii_lowercase();
+        match self.db.cfg.link_of_lower(&name)? {
+            LinkRole::Forward { .. } => Some((LINK_FORWARD, attr)),
+            LinkRole::Back { forward } => Some((LINK_BACK, self.attr_id(forward)?)),
+        }
+    }
+
+    /// The attribute id a link keyed under `forward` shows as, read in direction `kind`
+    /// (the back link's id for back links; `None` when the pair has no back link).
+    fn shown_attr(&self, kind: u8, forward: u32) -> Option<u32> {
+        if kind == LINK_FORWARD {
+            return Some(forward);
+        }
+        let name = self.attr_name(forward)?.to_ascii_lowercase();
+        match self.db.cfg.link_of_lower(&name)? {
+            LinkRole::Forward { back: Some(b) } => self.attr_id(b),
+            _ => None,
+        }
+    }
+
+    /// Every linked attribute of an entry with the ids it links to (forward links under
+    /// their own attribute id, back links under the back attribute's id): two prefix reads
+    /// whatever the number of attributes.
+    pub fn link_values(&self, id: u64) -> DbResult<Vec<(u32, Vec<u64>)>> {
+        let mut out: Vec<(u32, Vec<u64>)> = Vec::new();
+        for kind in [LINK_FORWARD, LINK_BACK] {
+            let mut runs: Vec<(u32, Vec<u64>)> = Vec::new();
+            for (attr, other) in entry_links(&self.kv, kind, id)? {
+                match runs.last_mut() {
+                    Some((a, ids)) if *a == attr => ids.push(other),
+                    _ => runs.push((attr, vec![other])),
+                }
+            }
+            for (forward, ids) in runs {
+                if let Some(shown) = self.shown_attr(kind, forward) {
+                    out.push((shown, ids));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The ids linked from `id` through attribute `attr` (forward or back), or `None`
+    /// when `attr` is not a linked attribute.
+    pub fn linked_ids(&self, id: u64, attr: u32) -> DbResult<Option<Vec<u64>>> {
+        match self.link_key_attr(attr) {
+            Some((kind, key_attr)) => link_ids(&self.kv, kind, id, key_attr).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The entries reached from `start` by following attribute `attr` (forward or back)
+    /// again and again, each once; cycles end the walk. `start` itself is included only
+    /// when a cycle leads back to it. This is AD's LDAP_MATCHING_RULE_IN_CHAIN and the
+    /// walk behind tokenGroups.
+    pub fn link_closure(&self, start: u64, attr: u32) -> DbResult<Vec<u64>> {
+        match self.link_key_attr(attr) {
+            Some((kind, key_attr)) => closure(&self.kv, kind, key_attr, start),
+            None => Ok(Vec::new()),
+        }
     }
 }
 
@@ -348,10 +466,67 @@ impl<B: Backend> AttrResolver for DbRead<'_, B> {
     fn resolve(&self, lower: &str) -> Option<u32> {
         resolve_attr(&self.kv, &self.reg, lower)
     }
+
+    fn link_match(&self, lower: &str, value: &[u8], chain: bool) -> LinkMatch {
+        let Some(role) = self.db.cfg.link_of_lower(lower) else {
+            return LinkMatch::NotLinked;
+        };
+        let Some(dn) = std::str::from_utf8(value)
+            .ok()
+            .and_then(|t| Dn::parse(t).ok())
+        else {
+            return LinkMatch::BadValue;
+        };
+        let target = match self.lookup(&dn) {
+            Ok(Some(id)) if id != 0 => id,
+            _ => return LinkMatch::Ids(Vec::new()),
+        };
+        // Entries whose `member` holds X are X's `memberOf` targets, and the other way
+        // round: an assertion walks the opposite direction of the attribute it names.
+        let (kind, forward) = match role {
+            LinkRole::Forward { .. } => (LINK_BACK, self.attr_id(lower)),
+            LinkRole::Back { forward } => (LINK_FORWARD, self.attr_id(forward)),
+        };
+        let Some(forward) = forward else {
+            return LinkMatch::Ids(Vec::new());
+        };
+        let ids = if chain {
+            closure(&self.kv, kind, forward, target)
+        } else {
+            link_ids(&self.kv, kind, target, forward)
+        };
+        ids.map(LinkMatch::Ids).unwrap_or(LinkMatch::BadValue)
+    }
+
+    fn is_linked(&self, lower: &str) -> bool {
+        self.db.cfg.link_of_lower(lower).is_some()
+    }
+}
+
+/// Every id reached from `start` by following links of `attr` in direction `kind`, each
+/// once, sorted; `start` only if a cycle leads back to it.
+pub fn closure<R: ReadTxn>(kv: &R, kind: u8, attr: u32, start: u64) -> DbResult<Vec<u64>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = vec![start];
+    let mut out = Vec::new();
+    while let Some(cur) = queue.pop() {
+        for next in link_ids(kv, kind, cur, attr)? {
+            if seen.insert(next) {
+                out.push(next);
+                queue.push(next);
+            }
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
 }
 
 impl<B: Backend> AttrNames for DbRead<'_, B> {
     fn name_lower(&self, id: u32) -> Option<String> {
         self.attr_name(id).map(|n| n.to_ascii_lowercase())
+    }
+
+    fn has_presence(&self, attr: u32, id: u64) -> bool {
+        matches!(self.kv.get(T_INDEX, &presence_key(attr, id)), Ok(Some(_)))
     }
 }

@@ -1,11 +1,12 @@
 //! The record format: how one entry is stored in the `entries` table.
 //!
-//! Format version 1 (all integers little-endian unless said otherwise; `varint` is
-//! unsigned LEB128):
+//! Format version 2 (all integers little-endian unless said otherwise; `varint` is
+//! unsigned LEB128). Version 1 had the same record layout but kept linked attributes in
+//! records; version 2 keeps them in the `links` table.
 //!
 //! ```text
 //! offset 0   u8      magic 0x4b ('K')
-//! offset 1   u8      format version (1)
+//! offset 1   u8      format version (2)
 //! offset 2   u8      flags (0; reserved)
 //! offset 3   u64 BE  parent id (0 = a naming context, below the root DN)
 //!            varint  name length, then the name: the RDN text as given (UTF-8), or the
@@ -39,7 +40,7 @@ use crate::keys::{get_varint, put_varint};
 /// Magic byte that starts every record.
 pub const MAGIC: u8 = 0x4b;
 /// The record format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 /// Directory flag: values carry their normalized forms.
 pub const ATTR_HAS_NORM: u8 = 1;
 
@@ -142,7 +143,7 @@ impl OwnedRecord {
         self.attrs.retain(|a| !a.values.is_empty());
     }
 
-    /// Serializes the record (format version 1).
+    /// Serializes the record (format version 2).
     pub fn encode(&self) -> Vec<u8> {
         let mut area = Vec::new();
         let mut dir = Vec::with_capacity(self.attrs.len() * DIR_ENTRY);
@@ -211,7 +212,7 @@ impl OwnedRecord {
     }
 }
 
-fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
+pub(crate) fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
     for v in [
         s.version,
         s.local_usn,
@@ -223,7 +224,7 @@ fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
     }
 }
 
-fn get_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
+pub(crate) fn get_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
     let mut f = [0u64; 5];
     for slot in &mut f {
         *slot =

@@ -6,14 +6,17 @@
 //! LMDB appends instead of inserting at random places. When
 //! the sorter reaches its memory budget it is written out and refilled.
 
+use std::collections::HashMap;
 use std::ops::Bound;
 
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
-use crate::config::IndexFlags;
-use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
+use crate::config::{IndexFlags, LinkRole};
+use crate::db::{Db, T_ENTRIES, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
 use crate::error::{DbError, DbResult};
-use crate::keys::{id_key, meta, presence_key, read_u64_be, tree_key, value_key_into};
+use crate::keys::{
+    id_key, meta, presence_key, read_u64_be, split_link_key, tree_key, value_key_into, LINK_FORWARD,
+};
 use crate::read::{self, node_value};
 use crate::record::RecordView;
 pub use crate::sorter::KeySorter;
@@ -48,6 +51,43 @@ pub(crate) fn record_index_keys(
             }
         }
     }
+}
+
+/// Presence keys of linked attributes, derived from the `links` table: one per entry and
+/// attribute that has at least one link (forward links under the forward attribute,
+/// back links under the back attribute). `want` filters attribute ids (the check works
+/// on groups of attributes).
+pub(crate) fn link_presence_keys<R: ReadTxn>(
+    kv: &R,
+    back_of: &HashMap<u32, u32>,
+    want: &mut dyn FnMut(u32) -> bool,
+    out: &mut KeySorter,
+) -> DbResult<()> {
+    let mut last: Option<(u8, u64, u32)> = None;
+    for item in kv.range(
+        T_LINKS,
+        Bound::Unbounded,
+        Bound::Unbounded,
+        Direction::Forward,
+    )? {
+        let (k, _) = item?;
+        let Some((kind, from, attr, _)) = split_link_key(k) else {
+            continue;
+        };
+        if last == Some((kind, from, attr)) {
+            continue;
+        }
+        last = Some((kind, from, attr));
+        let shown = if kind == LINK_FORWARD {
+            Some(attr)
+        } else {
+            back_of.get(&attr).copied()
+        };
+        if let Some(a) = shown.filter(|a| want(*a)) {
+            out.push(&presence_key(a, from));
+        }
+    }
+    Ok(())
 }
 
 /// What a re-index did.
@@ -105,6 +145,23 @@ pub(crate) fn count_records<R: ReadTxn>(kv: &R) -> DbResult<u64> {
 }
 
 impl<B: Backend> Db<B> {
+    /// Forward link attribute id → back link attribute id, for every registered pair.
+    pub(crate) fn link_back_ids(&self) -> HashMap<u32, u32> {
+        let reg = self.registry();
+        let mut out = HashMap::new();
+        for (forward, role) in &self.cfg.links {
+            if let LinkRole::Forward { back: Some(b) } = role {
+                if let (Some(f), Some(b)) = (
+                    reg.id_of_lower(forward),
+                    reg.id_of_lower(&b.to_ascii_lowercase()),
+                ) {
+                    out.insert(f, b);
+                }
+            }
+        }
+        out
+    }
+
     /// Index flags by attribute id, for everything registered.
     pub(crate) fn flags_by_id(&self) -> Vec<IndexFlags> {
         let reg = self.registry();
@@ -245,6 +302,7 @@ impl<B: Backend> Db<B> {
                 None => break,
             }
         }
+        link_presence_keys(kv, &self.link_back_ids(), &mut |_| true, &mut index)?;
         let sorted = index.finish();
         stats.index_keys += sorted.len() as u64;
         sorted.write_into(kv, T_INDEX, &[])?;

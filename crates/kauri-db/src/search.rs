@@ -381,7 +381,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 }
                 avas_of_rdns(names.into_iter())
             };
-            if eval(compiled, &rec, cfg, self, &mut dn_avas) != Tri::True {
+            if eval(compiled, id, &rec, cfg, self, &mut dn_avas) != Tri::True {
                 return Ok(None);
             }
             f(Hit { id, record: rec }).map(Some)
@@ -491,7 +491,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
             let dn_text = dns.dn(&self.kv, hit.id)?;
             let dn = Dn::parse(&dn_text)
                 .map_err(|e| DbError::corrupt(format!("stored DN does not parse: {e}")))?;
-            out.push(self.to_entry(dn, &hit.record));
+            out.push(self.to_entry(hit.id, dn, &hit.record));
             Ok(ControlFlow::Continue(()))
         })?;
         Ok(out)

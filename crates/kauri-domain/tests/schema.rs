@@ -687,7 +687,18 @@ fn db_config_from_schema() {
     assert!(idx("uSNChanged").contains(IndexFlags::EQUALITY | IndexFlags::ORDERED));
     assert!(idx("uSNCreated").contains(IndexFlags::EQUALITY | IndexFlags::ORDERED));
     assert!(idx("whenChanged").contains(IndexFlags::ORDERED));
-    assert!(idx("member").contains(IndexFlags::EQUALITY));
+    assert_eq!(
+        cfg.link_of_lower("member"),
+        Some(&kauri_db::config::LinkRole::Forward {
+            back: Some("memberOf".to_string())
+        })
+    );
+    assert_eq!(
+        cfg.link_of_lower("directreports"),
+        Some(&kauri_db::config::LinkRole::Back {
+            forward: "manager".to_string()
+        })
+    );
     // displayName: fATTINDEX | fANR (searchFlags 5) in the published schema.
     assert!(idx("displayName")
         .contains(IndexFlags::EQUALITY | IndexFlags::PRESENCE | IndexFlags::SUBSTRING_INITIAL));

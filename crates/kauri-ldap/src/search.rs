@@ -500,7 +500,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                         Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
                         None => dn,
                     };
-                    let attributes = ids.attributes(&snap, &hit.record, req.types_only);
+                    let attributes = ids.attributes(&snap, hit.id, &hit.record, req.types_only);
                     batch.push(encode_message(&LdapMessage {
                         id: job.id,
                         op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
@@ -732,7 +732,7 @@ fn vlv_window(
             Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
             None => dn,
         };
-        let attributes = attrs.attributes(&snap, &hit.record, job.req.types_only);
+        let attributes = attrs.attributes(&snap, hit.id, &hit.record, job.req.types_only);
         batch.push(encode_message(&LdapMessage {
             id: job.id,
             op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
@@ -801,71 +801,147 @@ impl AttrIds {
     fn attributes(
         &self,
         snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        id: u64,
         rec: &kauri_db::record::RecordView<'_>,
         types_only: bool,
     ) -> Vec<Attribute> {
         let mut out = Vec::new();
-        let max = self.max_values;
-        let mut emit = |a: kauri_db::record::AttrView<'_>, range: Option<ValueRange>| {
-            let Some(name) = snap.attr_name(a.id) else {
-                return;
-            };
-            let count = a.count as usize;
-            if range.is_none() && count <= max {
-                let values = if types_only {
-                    Vec::new()
-                } else {
-                    a.values().map(|v| v.raw.to_vec()).collect()
-                };
-                out.push(Attribute {
-                    name: name.to_string(),
-                    values,
-                });
-                return;
-            }
-            // Ranged retrieval: at most `max` values, tagged with the range they cover.
-            let (low, high) = range.unwrap_or((0, None));
-            if low >= count {
-                return;
-            }
-            let want_last = high.unwrap_or(usize::MAX).min(count - 1);
-            let last = want_last.min(low + max - 1);
-            let tag = if last >= count - 1 {
-                format!("{low}-*")
-            } else {
-                format!("{low}-{last}")
-            };
-            let values = if types_only {
-                Vec::new()
-            } else {
-                a.values()
-                    .skip(low)
-                    .take(last + 1 - low)
-                    .map(|v| v.raw.to_vec())
-                    .collect()
-            };
-            out.push(Attribute {
-                name: format!("{name};range={tag}"),
-                values,
-            });
+        let range_of = |attr: u32| {
+            self.ids
+                .iter()
+                .find(|(i, _)| *i == attr)
+                .and_then(|(_, r)| *r)
         };
         if self.all {
             for a in rec.attrs() {
-                let range = self
-                    .ids
-                    .iter()
-                    .find(|(i, _)| *i == a.id)
-                    .and_then(|(_, r)| *r);
-                emit(a, range);
+                self.emit_stored(snap, a, range_of(a.id), types_only, &mut out);
+            }
+            // Linked attributes live in the link table: two prefix reads for all of them.
+            if let Ok(links) = snap.link_values(id) {
+                let mut dns = snap.dn_cache();
+                for (attr, targets) in links {
+                    self.emit_linked(
+                        snap,
+                        &mut dns,
+                        attr,
+                        &targets,
+                        range_of(attr),
+                        types_only,
+                        &mut out,
+                    );
+                }
             }
         } else {
-            for (id, range) in &self.ids {
-                if let Some(a) = rec.attr(*id) {
-                    emit(a, *range);
+            let mut dns = None;
+            for (attr, range) in &self.ids {
+                if let Some(a) = rec.attr(*attr) {
+                    self.emit_stored(snap, a, *range, types_only, &mut out);
+                } else if let Ok(Some(targets)) = snap.linked_ids(id, *attr) {
+                    let dns = dns.get_or_insert_with(|| snap.dn_cache());
+                    self.emit_linked(snap, dns, *attr, &targets, *range, types_only, &mut out);
                 }
             }
         }
         out
+    }
+
+    fn emit_stored(
+        &self,
+        snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        a: kauri_db::record::AttrView<'_>,
+        range: Option<ValueRange>,
+        types_only: bool,
+        out: &mut Vec<Attribute>,
+    ) {
+        let Some(name) = snap.attr_name(a.id) else {
+            return;
+        };
+        if let Some(attr) = self.window(&name, a.count as usize, range, types_only, |skip, take| {
+            a.values()
+                .skip(skip)
+                .take(take)
+                .map(|v| v.raw.to_vec())
+                .collect()
+        }) {
+            out.push(attr);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn emit_linked(
+        &self,
+        snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        dns: &mut kauri_db::read::DnCache,
+        attr: u32,
+        targets: &[u64],
+        range: Option<ValueRange>,
+        types_only: bool,
+        out: &mut Vec<Attribute>,
+    ) {
+        if targets.is_empty() {
+            return;
+        }
+        let Some(name) = snap.attr_name(attr) else {
+            return;
+        };
+        // Only the DNs of the values sent are built: a ranged read of a 100,000-member
+        // group names 1,500 entries, not 100,000.
+        if let Some(a) = self.window(&name, targets.len(), range, types_only, |skip, take| {
+            targets
+                .iter()
+                .skip(skip)
+                .take(take)
+                .filter_map(|t| snap.cached_dn(dns, *t).ok())
+                .map(String::into_bytes)
+                .collect()
+        }) {
+            out.push(a);
+        }
+    }
+
+    /// The attribute as sent: whole when it fits `max_values` and no range was asked
+    /// for, otherwise at most `max_values` values tagged with the range they cover
+    /// (AD's ranged retrieval). `values(skip, take)` produces the values sent.
+    fn window(
+        &self,
+        name: &str,
+        count: usize,
+        range: Option<ValueRange>,
+        types_only: bool,
+        values: impl FnOnce(usize, usize) -> Vec<Vec<u8>>,
+    ) -> Option<Attribute> {
+        let max = self.max_values;
+        if range.is_none() && count <= max {
+            let values = if types_only {
+                Vec::new()
+            } else {
+                values(0, count)
+            };
+            return Some(Attribute {
+                name: name.to_string(),
+                values,
+            });
+        }
+        let (low, high) = range.unwrap_or((0, None));
+        if low >= count {
+            return None;
+        }
+        let want_last = high.unwrap_or(usize::MAX).min(count - 1);
+        let last = want_last.min(low + max - 1);
+        let tag = if last >= count - 1 {
+            format!("{low}-*")
+        } else {
+            format!("{low}-{last}")
+        };
+        let values = if types_only {
+            Vec::new()
+        } else {
+            values(low, last + 1 - low)
+        };
+        Some(Attribute {
+            name: format!("{name};range={tag}"),
+            values,
+        })
     }
 }
 

@@ -26,6 +26,7 @@ pub fn config() -> DbConfig {
     .index("created", IndexFlags::ORDERED)
     .index("mail", IndexFlags::EQUALITY | IndexFlags::PRESENCE)
     .index("enabled", IndexFlags::EQUALITY);
+    cfg.link("member", Some("memberOf")).link("seeAlso", None);
     cfg
 }
 

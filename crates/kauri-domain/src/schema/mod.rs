@@ -695,8 +695,9 @@ impl Schema {
     /// * `uSNCreated`, `uSNChanged`: equality and ordering (replication and
     ///   change tracking read ranges of USNs);
     /// * `whenChanged`: ordering (change polling by time);
-    /// * every linked attribute (forward and back links): equality, which AD
-    ///   answers from its link table (`(member=<dn>)`, `(memberOf=<dn>)`).
+    /// * every linked attribute (forward and back links) is declared as a link
+    ///   pair: its values live in the link table, which answers equality,
+    ///   presence and in-chain matches (`(member=<dn>)`, `(memberOf=<dn>)`).
     ///
     /// The USN attributes are `uSNCreated` and `uSNChanged`.
     pub fn db_config(&self) -> DbConfig {
@@ -726,8 +727,11 @@ impl Schema {
             if flags != IndexFlags::NONE {
                 config.index(&a.ldap_name, flags);
             }
-            if a.link_id.is_some() {
-                config.index(&a.ldap_name, IndexFlags::EQUALITY);
+        }
+        for a in &self.attributes {
+            if let Some(link) = a.link_id.filter(|l| l % 2 == 0) {
+                let back = self.attribute_by_link_id(link + 1);
+                config.link(&a.ldap_name, back.map(|b| b.ldap_name.as_str()));
             }
         }
         for (name, flags) in [

@@ -13,14 +13,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
-use crate::config::IndexFlags;
+mod links;
+
+use crate::config::{IndexFlags, LinkRole};
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
 use crate::dn::{Dn, Rdn};
 use crate::entry::{Entry, Modification, ModifyOp};
 use crate::error::{DbError, DbResult};
 use crate::keys::{
     id_key, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key, value_key_into,
-    value_prefix, TERM_CUT,
+    value_prefix, LINK_FORWARD, TERM_CUT,
 };
 use crate::read::{self, node_value};
 use crate::record::{OwnedRecord, OwnedValue, RecordView, Stamp};
@@ -70,6 +72,12 @@ pub struct DbWrite<'d, B: Backend> {
     now: u64,
     deferred: Option<KeySorter>,
     poisoned: Option<String>,
+}
+
+fn back_link_refused(name: &str, forward: &str) -> DbError {
+    DbError::UnwillingToPerform(format!(
+        "{name} is computed from {forward} on other entries and cannot be written"
+    ))
 }
 
 fn check_attr_name(name: &str) -> DbResult<()> {
@@ -633,6 +641,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             rdn: name_text,
             attrs: Vec::new(),
         };
+        let mut new_links = Vec::new();
         for (name, values) in attrs {
             if self.is_usn_attr(&name) {
                 continue;
@@ -642,6 +651,15 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 return Err(DbError::ConstraintViolation(format!(
                     "{name}: an attribute needs at least one value"
                 )));
+            }
+            match self.link_role(&name) {
+                Some(LinkRole::Forward { back }) => {
+                    let targets = self.link_targets(&name, &values)?;
+                    new_links.push((self.link_attr(&name, back.as_deref())?, targets));
+                    continue;
+                }
+                Some(LinkRole::Back { forward }) => return Err(back_link_refused(&name, &forward)),
+                None => {}
             }
             let vals = self.normalize(&name, values)?;
             let id = self.attr_id(&name)?;
@@ -675,6 +693,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.kv
             .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
         self.kv.put(T_TREE, &tkey, &id_key(id))?;
+        for (la, targets) in new_links {
+            for t in targets {
+                self.add_link(id, la, t, usn)?;
+            }
+        }
         Ok(id)
     }
 
@@ -716,8 +739,19 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let old = self.load(id)?;
         let mut new = old.clone();
         let mut touched = BTreeSet::new();
+        let mut links_changed = false;
         for m in mods {
             check_attr_name(&m.attr)?;
+            match self.link_role(&m.attr) {
+                Some(LinkRole::Forward { back }) => {
+                    links_changed |= self.modify_links(id, m, back.as_deref(), permissive)?;
+                    continue;
+                }
+                Some(LinkRole::Back { forward }) => {
+                    return Err(back_link_refused(&m.attr, &forward))
+                }
+                None => {}
+            }
             if self.is_usn_attr(&m.attr) {
                 return Err(DbError::UnwillingToPerform(format!(
                     "{} is maintained by the database",
@@ -846,23 +880,104 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
         }
         new.drop_empty();
-        self.finish_change(id, &old, new, touched)
+        self.finish_change(id, &old, new, touched, links_changed)
+    }
+
+    /// One modification of a forward link attribute; returns whether a link changed.
+    /// Link stamps take the USN the entry's change is about to take.
+    fn modify_links(
+        &mut self,
+        id: u64,
+        m: &Modification,
+        back: Option<&str>,
+        permissive: bool,
+    ) -> DbResult<bool> {
+        let la = self.link_attr(&m.attr, back)?;
+        let usn = self.usn + 1;
+        let mut changed = false;
+        match m.op {
+            ModifyOp::Add => {
+                if m.values.is_empty() {
+                    return Err(DbError::ConstraintViolation(format!(
+                        "{}: add needs at least one value",
+                        m.attr
+                    )));
+                }
+                for t in self.link_targets(&m.attr, &m.values)? {
+                    if self.add_link(id, la, t, usn)? {
+                        changed = true;
+                    } else if !permissive {
+                        return Err(DbError::AttributeOrValueExists(format!(
+                            "{}: {} is already a value",
+                            m.attr,
+                            read::dn_string(&self.kv, t)?
+                        )));
+                    }
+                }
+            }
+            ModifyOp::Delete if m.values.is_empty() => {
+                let present = self.linked(LINK_FORWARD, id, la.forward)?;
+                if present.is_empty() && !permissive {
+                    return Err(DbError::NoSuchAttribute(format!("{}: not present", m.attr)));
+                }
+                for t in present {
+                    changed |= self.remove_link(id, la, t)?;
+                }
+            }
+            ModifyOp::Delete => {
+                for t in self.link_targets(&m.attr, &m.values)? {
+                    if self.remove_link(id, la, t)? {
+                        changed = true;
+                    } else if !permissive {
+                        return Err(DbError::NoSuchAttribute(format!(
+                            "{}: {} is not a value",
+                            m.attr,
+                            read::dn_string(&self.kv, t)?
+                        )));
+                    }
+                }
+            }
+            ModifyOp::Replace => {
+                let want = self.link_targets(&m.attr, &m.values)?;
+                let present = self.linked(LINK_FORWARD, id, la.forward)?;
+                for t in &present {
+                    if !want.contains(t) {
+                        changed |= self.remove_link(id, la, *t)?;
+                    }
+                }
+                for t in want {
+                    if present.binary_search(&t).is_err() {
+                        changed |= self.add_link(id, la, t, usn)?;
+                    }
+                }
+            }
+            ModifyOp::Increment => {
+                return Err(DbError::ConstraintViolation(format!(
+                    "{}: a DN cannot be incremented",
+                    m.attr
+                )))
+            }
+        }
+        Ok(changed)
     }
 
     /// Stamps the attributes that really changed, sets the changed-USN, updates indexes
-    /// and stores the record. A change that changes nothing writes nothing.
+    /// and stores the record. A change that changes nothing writes nothing, unless
+    /// `links_changed` says a linked attribute of the entry changed (which moves its
+    /// changed-USN too).
     fn finish_change(
         &mut self,
         id: u64,
         old: &OwnedRecord,
         mut new: OwnedRecord,
         touched: BTreeSet<u32>,
+        links_changed: bool,
     ) -> DbResult<()> {
         let changed: BTreeSet<u32> = touched
             .into_iter()
             .filter(|a| old.attr(*a).map(|x| &x.values) != new.attr(*a).map(|x| &x.values))
             .collect();
-        if changed.is_empty() && old.parent == new.parent && old.rdn == new.rdn {
+        if changed.is_empty() && !links_changed && old.parent == new.parent && old.rdn == new.rdn {
             return Ok(());
         }
         let usn = self.next_usn();
@@ -906,10 +1021,26 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
         }
         self.next_usn();
+        let mut sources = BTreeSet::new();
         for &victim in order.iter().rev() {
+            sources.extend(self.remove_all_links(victim)?);
             self.remove_record(victim)?;
         }
+        let gone: std::collections::HashSet<u64> = order.iter().copied().collect();
+        for src in sources {
+            if !gone.contains(&src) {
+                self.touch(src)?;
+            }
+        }
         Ok(order.len())
+    }
+
+    /// Moves an entry's changed-USN because one of its linked values went away with
+    /// another entry.
+    pub fn touch(&mut self, id: u64) -> DbResult<()> {
+        let old = self.load(id)?;
+        let new = old.clone();
+        self.finish_change(id, &old, new, BTreeSet::new(), true)
     }
 
     fn remove_record(&mut self, id: u64) -> DbResult<()> {
@@ -1031,7 +1162,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
             new.drop_empty();
         }
-        self.finish_change(id, &old, new, touched)
+        self.finish_change(id, &old, new, touched, false)
     }
 
     // ----- bulk loading ------------------------------------------------------------------------

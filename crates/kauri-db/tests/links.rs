@@ -1,0 +1,326 @@
+//! Linked attributes against both backends: links kept in both directions, shown as DNs
+//! that follow renames, searched by equality, presence and in-chain, removed with their
+//! entries, and verified by the consistency check and rebuilt by a re-index.
+
+mod common;
+
+use common::{dn, ou, user};
+use kauri_db::{Db, DbError, Entry, Filter, Modification, ModifyOp, Rdn, Scope, SearchRequest};
+use kauri_kv::Backend;
+
+const BASE: &str = "dc=example,dc=com";
+
+fn group(name: &str, members: &[&str]) -> Entry {
+    let mut e = Entry::new(dn(&format!("cn={name},ou=Groups,{BASE}")))
+        .with("objectClass", &["top", "group"])
+        .with("cn", &[name]);
+    if !members.is_empty() {
+        e.push(
+            "member",
+            members.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        );
+    }
+    e
+}
+
+fn setup<B: Backend>(db: &Db<B>) {
+    db.add_root(
+        Entry::new(dn(BASE))
+            .with("objectClass", &["top", "domain"])
+            .with("dc", &["example"]),
+    )
+    .unwrap();
+    db.add(ou("People", BASE)).unwrap();
+    db.add(ou("Groups", BASE)).unwrap();
+    for i in 0..5 {
+        db.add(user(&format!("U{i}"), &format!("ou=People,{BASE}"), i))
+            .unwrap();
+    }
+}
+
+fn u(i: u32) -> String {
+    format!("cn=U{i},ou=People,{BASE}")
+}
+
+fn g(name: &str) -> String {
+    format!("cn={name},ou=Groups,{BASE}")
+}
+
+fn values<B: Backend>(db: &Db<B>, entry: &str, attr: &str) -> Vec<String> {
+    let e = db.read().unwrap().entry(&dn(entry)).unwrap().unwrap();
+    let mut v: Vec<String> = e
+        .get(attr)
+        .unwrap_or(&[])
+        .iter()
+        .map(|x| String::from_utf8(x.clone()).unwrap().to_ascii_lowercase())
+        .collect();
+    v.sort();
+    v
+}
+
+fn found<B: Backend>(db: &Db<B>, filter: &str) -> Vec<String> {
+    let r = db.read().unwrap();
+    let mut out: Vec<String> = r
+        .search_entries(&SearchRequest::new(
+            dn(BASE),
+            Scope::Subtree,
+            Filter::parse(filter).unwrap(),
+        ))
+        .unwrap()
+        .into_iter()
+        .map(|e| e.dn.to_string().to_ascii_lowercase())
+        .collect();
+    out.sort();
+    out
+}
+
+fn usn_changed<B: Backend>(db: &Db<B>, entry: &str) -> u64 {
+    let e = db.read().unwrap().entry(&dn(entry)).unwrap().unwrap();
+    String::from_utf8(e.get("uSNChanged").unwrap()[0].clone())
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn assert_clean<B: Backend>(db: &Db<B>) {
+    let report = db.check(false, None).unwrap();
+    assert!(report.is_clean(), "{:?}", report.problems);
+}
+
+both_backends!(links_in_both_directions);
+fn links_in_both_directions<B: Backend>(db: &Db<B>) {
+    setup(db);
+    db.add(group("G1", &[&u(0), &u(1)])).unwrap();
+    assert_eq!(
+        values(db, &g("G1"), "member"),
+        vec![u(0).to_lowercase(), u(1).to_lowercase()]
+    );
+    assert_eq!(values(db, &u(0), "memberOf"), vec![g("G1").to_lowercase()]);
+    assert!(values(db, &u(2), "memberOf").is_empty());
+    // Equality both ways, presence both ways.
+    assert_eq!(
+        found(db, &format!("(member={})", u(1))),
+        vec![g("G1").to_lowercase()]
+    );
+    assert_eq!(
+        found(db, &format!("(memberOf={})", g("G1"))),
+        vec![u(0).to_lowercase(), u(1).to_lowercase()]
+    );
+    assert_eq!(found(db, "(member=*)"), vec![g("G1").to_lowercase()]);
+    assert_eq!(found(db, "(memberOf=*)").len(), 2);
+    assert_eq!(found(db, &format!("(!(memberOf={}))", g("G1"))).len(), 7);
+    assert!(found(db, "(member=cn=nobody,dc=example,dc=com)").is_empty());
+    // A search plan reads the links, not the records.
+    let r = db.read().unwrap();
+    let req = SearchRequest::new(
+        dn(BASE),
+        Scope::Subtree,
+        Filter::parse(&format!("(&(objectClass=*)(memberOf={}))", g("G1"))).unwrap(),
+    );
+    let plan = r.explain(&req).unwrap();
+    assert!(!plan.unindexed, "{plan}");
+    drop(r);
+    assert_clean(db);
+}
+
+both_backends!(modify_links);
+fn modify_links<B: Backend>(db: &Db<B>) {
+    setup(db);
+    db.add(group("G1", &[&u(0)])).unwrap();
+    let before = usn_changed(db, &g("G1"));
+    let user_before = usn_changed(db, &u(2));
+    db.modify(
+        &dn(&g("G1")),
+        &[Modification::new(ModifyOp::Add, "member", &[&u(2)])],
+    )
+    .unwrap();
+    assert!(
+        usn_changed(db, &g("G1")) > before,
+        "the group's change USN moves"
+    );
+    assert_eq!(
+        usn_changed(db, &u(2)),
+        user_before,
+        "a back link does not change its target"
+    );
+    // Adding a present value, deleting an absent one, naming a missing entry.
+    let err = db
+        .modify(
+            &dn(&g("G1")),
+            &[Modification::new(ModifyOp::Add, "member", &[&u(2)])],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::AttributeOrValueExists(_)), "{err}");
+    let err = db
+        .modify(
+            &dn(&g("G1")),
+            &[Modification::new(ModifyOp::Delete, "member", &[&u(3)])],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::NoSuchAttribute(_)), "{err}");
+    let err = db
+        .modify(
+            &dn(&g("G1")),
+            &[Modification::new(
+                ModifyOp::Add,
+                "member",
+                &["cn=ghost,dc=example,dc=com"],
+            )],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::NoSuchObject(_)), "{err}");
+    let err = db
+        .modify(
+            &dn(&g("G1")),
+            &[Modification::new(ModifyOp::Add, "member", &["not a dn"])],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::InvalidAttributeSyntax(_)), "{err}");
+    // Back links are never written.
+    let err = db
+        .modify(
+            &dn(&u(3)),
+            &[Modification::new(ModifyOp::Add, "memberOf", &[&g("G1")])],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::UnwillingToPerform(_)), "{err}");
+    // A failed modification leaves nothing behind, even its valid parts.
+    let err = db
+        .modify(
+            &dn(&g("G1")),
+            &[
+                Modification::new(ModifyOp::Add, "member", &[&u(4)]),
+                Modification::new(ModifyOp::Add, "member", &[&u(4)]),
+            ],
+        )
+        .unwrap_err();
+    assert!(matches!(err, DbError::AttributeOrValueExists(_)), "{err}");
+    assert!(values(db, &u(4), "memberOf").is_empty());
+    // Replace and delete-all.
+    db.modify(
+        &dn(&g("G1")),
+        &[Modification::new(
+            ModifyOp::Replace,
+            "member",
+            &[&u(3), &u(0)],
+        )],
+    )
+    .unwrap();
+    assert_eq!(
+        values(db, &g("G1"), "member"),
+        vec![u(0).to_lowercase(), u(3).to_lowercase()]
+    );
+    assert!(values(db, &u(2), "memberOf").is_empty());
+    db.modify(
+        &dn(&g("G1")),
+        &[Modification::new(ModifyOp::Delete, "member", &[])],
+    )
+    .unwrap();
+    assert!(values(db, &g("G1"), "member").is_empty());
+    assert!(found(db, "(member=*)").is_empty());
+    assert!(found(db, "(memberOf=*)").is_empty());
+    // A pair without a back link.
+    db.modify(
+        &dn(&u(1)),
+        &[Modification::new(ModifyOp::Add, "seeAlso", &[&u(2)])],
+    )
+    .unwrap();
+    assert_eq!(values(db, &u(1), "seeAlso"), vec![u(2).to_lowercase()]);
+    assert_eq!(
+        found(db, &format!("(seeAlso={})", u(2))),
+        vec![u(1).to_lowercase()]
+    );
+    assert_clean(db);
+}
+
+both_backends!(renames_and_deletes);
+fn renames_and_deletes<B: Backend>(db: &Db<B>) {
+    setup(db);
+    db.add(group("G1", &[&u(0), &u(1)])).unwrap();
+    db.add(group("G2", &[&g("G1")])).unwrap();
+    // Renaming a member changes the DN shown, with no link rewritten.
+    db.rename(&dn(&u(0)), &Rdn::parse("cn=Renamed").unwrap(), true, None)
+        .unwrap();
+    let renamed = format!("cn=Renamed,ou=People,{BASE}").to_lowercase();
+    assert!(values(db, &g("G1"), "member").contains(&renamed));
+    assert_eq!(
+        found(db, &format!("(member={renamed})")),
+        vec![g("G1").to_lowercase()]
+    );
+    // Deleting a member removes it from its groups and moves their change USN.
+    let before = usn_changed(db, &g("G1"));
+    db.delete(&dn(&u(1)), false).unwrap();
+    assert_eq!(values(db, &g("G1"), "member"), vec![renamed.clone()]);
+    assert!(usn_changed(db, &g("G1")) > before);
+    // Deleting a group removes its members' back links and its own.
+    db.delete(&dn(&g("G1")), false).unwrap();
+    assert!(values(db, &renamed, "memberOf").is_empty());
+    assert!(values(db, &g("G2"), "member").is_empty());
+    assert!(found(db, "(memberOf=*)").is_empty());
+    assert_clean(db);
+}
+
+both_backends!(in_chain_and_cycles);
+fn in_chain_and_cycles<B: Backend>(db: &Db<B>) {
+    setup(db);
+    // G0 ∋ U0; G(i) ∋ G(i-1) for ten levels; G9 ∋ G0 closes a cycle.
+    db.add(group("G0", &[&u(0)])).unwrap();
+    for i in 1..10 {
+        db.add(group(&format!("G{i}"), &[&g(&format!("G{}", i - 1))]))
+            .unwrap();
+    }
+    db.modify(
+        &dn(&g("G0")),
+        &[Modification::new(ModifyOp::Add, "member", &[&g("G9")])],
+    )
+    .unwrap();
+    let chain = found(db, &format!("(member:1.2.840.113556.1.4.1941:={})", u(0)));
+    assert_eq!(chain.len(), 10, "{chain:?}");
+    let direct = found(db, &format!("(member={})", u(0)));
+    assert_eq!(direct, vec![g("G0").to_lowercase()]);
+    let members = found(
+        db,
+        &format!("(memberOf:1.2.840.113556.1.4.1941:={})", g("G5")),
+    );
+    // Every group (the cycle makes G5 a member of itself) and U0.
+    assert_eq!(members.len(), 11, "{members:?}");
+    assert!(members.contains(&u(0).to_lowercase()));
+    let r = db.read().unwrap();
+    let user_id = r.lookup(&dn(&u(0))).unwrap().unwrap();
+    let member_of = r.attr_id("memberOf").unwrap();
+    assert_eq!(r.link_closure(user_id, member_of).unwrap().len(), 10);
+}
+
+both_backends!(reindex_rebuilds_link_presence);
+fn reindex_rebuilds_link_presence<B: Backend>(db: &Db<B>) {
+    setup(db);
+    db.add(group("G1", &[&u(0), &u(1)])).unwrap();
+    db.reindex(None).unwrap();
+    assert_eq!(found(db, "(member=*)"), vec![g("G1").to_lowercase()]);
+    assert_eq!(found(db, "(memberOf=*)").len(), 2);
+    assert_clean(db);
+}
+
+both_backends!(large_group);
+fn large_group<B: Backend>(db: &Db<B>) {
+    setup(db);
+    db.add(group("Big", &[])).unwrap();
+    let mut w = db.write().unwrap();
+    for i in 0..3000 {
+        w.add(user(&format!("M{i}"), &format!("ou=People,{BASE}"), i))
+            .unwrap();
+        w.modify(
+            &dn(&g("Big")),
+            &[Modification::new(
+                ModifyOp::Add,
+                "member",
+                &[&format!("cn=M{i},ou=People,{BASE}")],
+            )],
+        )
+        .unwrap();
+    }
+    w.commit().unwrap();
+    assert_eq!(values(db, &g("Big"), "member").len(), 3000);
+    assert_eq!(found(db, &format!("(memberOf={})", g("Big"))).len(), 3000);
+    assert_clean(db);
+}
