@@ -188,7 +188,7 @@ impl<B: Backend> Db<B> {
         flags_of: &mut dyn FnMut(u32) -> IndexFlags,
         report: &mut CheckReport,
     ) -> DbResult<()> {
-        let max = self.cfg.max_index_key_len;
+        let max = self.config().max_index_key_len;
         let back_ids = self.link_back_ids();
         let mut groups: u32 = 1;
         'restart: loop {
@@ -196,7 +196,7 @@ impl<B: Backend> Db<B> {
             let mut keys_seen = 0u64;
             let mut too_big = false;
             for group in 0..groups {
-                let mut expected = KeySorter::new(self.cfg.sort_budget);
+                let mut expected = KeySorter::new(self.config().sort_budget);
                 let mut in_group = |a: u32| {
                     if a % groups == group {
                         flags_of(a)
@@ -277,7 +277,7 @@ impl<B: Backend> Db<B> {
     fn check_once(&self, progress: Option<Progress<'_>>) -> DbResult<CheckReport> {
         let snap = self.read()?;
         let kv = snap.kv();
-        let max = self.cfg.max_index_key_len;
+        let max = self.config().max_index_key_len;
         let flags = self.flags_by_id();
         let mut flags_of = |a: u32| flags.get(a as usize).copied().unwrap_or(IndexFlags::NONE);
         let total = count_records(kv)?;
@@ -287,7 +287,7 @@ impl<B: Backend> Db<B> {
         let mut max_id = 0;
         let mut max_usn = 0u64;
         let usn_attr = self
-            .cfg
+            .config()
             .usn_attributes
             .as_ref()
             .and_then(|(_, changed)| snap.attr_id(changed));

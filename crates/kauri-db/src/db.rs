@@ -38,7 +38,7 @@ pub const T_LINKS: TableId = 5;
 /// A directory database on some key-value backend.
 pub struct Db<B: Backend> {
     pub(crate) kv: B,
-    pub(crate) cfg: Arc<DbConfig>,
+    pub(crate) cfg: parking_lot::RwLock<Arc<DbConfig>>,
     pub(crate) registry: parking_lot::RwLock<Arc<Registry>>,
     pub(crate) highest_usn: AtomicU64,
     pub(crate) unindexed: AtomicU64,
@@ -126,7 +126,7 @@ impl<B: Backend> Db<B> {
         w.commit()?;
         let db = Db {
             kv,
-            cfg: Arc::new(cfg),
+            cfg: parking_lot::RwLock::new(Arc::new(cfg)),
             registry: parking_lot::RwLock::new(Arc::new(registry)),
             highest_usn: AtomicU64::new(usn),
             unindexed: AtomicU64::new(0),
@@ -167,8 +167,51 @@ impl<B: Backend> Db<B> {
     }
 
     /// The configuration in force.
-    pub fn config(&self) -> &DbConfig {
-        &self.cfg
+    pub fn config(&self) -> Arc<DbConfig> {
+        self.cfg.read().clone()
+    }
+
+    /// Replaces the configuration while the database is open (a schema extension adds
+    /// attributes, syntaxes, indexes and link pairs). Snapshots and transactions already
+    /// open keep the configuration they started with. Attributes that already hold values
+    /// and whose syntax, index flags or link role change get their stored forms and keys
+    /// rebuilt (renormalize and re-index); new attributes cost nothing. Call it from the
+    /// thread that writes, between transactions.
+    pub fn replace_config(&self, mut cfg: DbConfig) -> DbResult<()> {
+        let old = self.config();
+        cfg.max_index_key_len = old.max_index_key_len;
+        if let Some((created, changed)) = cfg.usn_attributes.clone() {
+            cfg.schema.set(&created, crate::syntax::Syntax::Integer);
+            cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
+        }
+        let reg = self.registry();
+        let (mut renormalize, mut reindex) = (false, false);
+        for (_, name) in reg.iter() {
+            let lower = name.to_ascii_lowercase();
+            if old.schema.syntax_of_lower(&lower) != cfg.schema.syntax_of_lower(&lower) {
+                renormalize = true;
+            }
+            if old.index_of_lower(&lower) != cfg.index_of_lower(&lower)
+                || old.link_of_lower(&lower) != cfg.link_of_lower(&lower)
+            {
+                reindex = true;
+            }
+        }
+        let fingerprint = cfg.index_fingerprint();
+        let schema_print = cfg.schema.fingerprint();
+        *self.cfg.write() = Arc::new(cfg);
+        if renormalize {
+            self.renormalize(None)?;
+        }
+        if renormalize || reindex {
+            self.reindex(None)?;
+            return Ok(());
+        }
+        let mut w = self.kv.write()?;
+        w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
+        w.put(T_META, meta::SCHEMA_CONFIG, &schema_print)?;
+        w.commit()?;
+        Ok(())
     }
 
     /// The key-value backend (for stats and backups).

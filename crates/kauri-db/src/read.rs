@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use kauri_kv::{Backend, Direction, ReadTxn};
 
-use crate::config::LinkRole;
+use crate::config::{DbConfig, LinkRole};
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
 use crate::dn::{Dn, Rdn};
 use crate::entry::Entry;
@@ -274,6 +274,7 @@ impl DnCache {
 /// A read snapshot of the database.
 pub struct DbRead<'d, B: Backend> {
     pub(crate) db: &'d Db<B>,
+    pub(crate) cfg: Arc<DbConfig>,
     pub(crate) kv: B::Read,
     pub(crate) reg: Arc<Registry>,
 }
@@ -282,7 +283,12 @@ impl<'d, B: Backend> DbRead<'d, B> {
     pub(crate) fn new(db: &'d Db<B>) -> DbResult<DbRead<'d, B>> {
         let reg = db.registry();
         let kv = db.kv.read()?;
-        Ok(DbRead { db, kv, reg })
+        Ok(DbRead {
+            db,
+            cfg: db.config(),
+            kv,
+            reg,
+        })
     }
 
     /// The key-value snapshot underneath.
@@ -306,7 +312,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
 
     /// The id of an entry, `Some(0)` for the root DN.
     pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
-        lookup(&self.kv, dn, self.db.cfg.max_index_key_len)
+        lookup(&self.kv, dn, self.cfg.max_index_key_len)
     }
 
     /// The DN text of a record.
@@ -400,7 +406,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
     /// direction to read, and whether the attribute is linked at all.
     pub fn link_key_attr(&self, attr: u32) -> Option<(u8, u32)> {
         let name = self.attr_name(attr)?.to_ascii_lowercase();
-        match self.db.cfg.link_of_lower(&name)? {
+        match self.cfg.link_of_lower(&name)? {
             LinkRole::Forward { .. } => Some((LINK_FORWARD, attr)),
             LinkRole::Back { forward } => Some((LINK_BACK, self.attr_id(forward)?)),
         }
@@ -413,7 +419,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
             return Some(forward);
         }
         let name = self.attr_name(forward)?.to_ascii_lowercase();
-        match self.db.cfg.link_of_lower(&name)? {
+        match self.cfg.link_of_lower(&name)? {
             LinkRole::Forward { back: Some(b) } => self.attr_id(b),
             _ => None,
         }
@@ -468,7 +474,7 @@ impl<B: Backend> AttrResolver for DbRead<'_, B> {
     }
 
     fn link_match(&self, lower: &str, value: &[u8], chain: bool) -> LinkMatch {
-        let Some(role) = self.db.cfg.link_of_lower(lower) else {
+        let Some(role) = self.cfg.link_of_lower(lower) else {
             return LinkMatch::NotLinked;
         };
         let Some(dn) = std::str::from_utf8(value)
@@ -499,7 +505,7 @@ impl<B: Backend> AttrResolver for DbRead<'_, B> {
     }
 
     fn is_linked(&self, lower: &str) -> bool {
-        self.db.cfg.link_of_lower(lower).is_some()
+        self.cfg.link_of_lower(lower).is_some()
     }
 }
 

@@ -149,7 +149,8 @@ impl<B: Backend> Db<B> {
     pub(crate) fn link_back_ids(&self) -> HashMap<u32, u32> {
         let reg = self.registry();
         let mut out = HashMap::new();
-        for (forward, role) in &self.cfg.links {
+        let cfg = self.config();
+        for (forward, role) in &cfg.links {
             if let LinkRole::Forward { back: Some(b) } = role {
                 if let (Some(f), Some(b)) = (
                     reg.id_of_lower(forward),
@@ -168,7 +169,7 @@ impl<B: Backend> Db<B> {
         let mut v = vec![IndexFlags::NONE; reg.max_id() as usize + 1];
         for (id, name) in reg.iter() {
             if let Some(slot) = v.get_mut(id as usize) {
-                *slot = self.cfg.index_of_lower(&name.to_ascii_lowercase());
+                *slot = self.config().index_of_lower(&name.to_ascii_lowercase());
             }
         }
         v
@@ -198,7 +199,7 @@ impl<B: Backend> Db<B> {
         let mut w = self.write()?;
         let reg = self.registry();
         let syntax_of: Vec<Option<crate::syntax::Syntax>> = (0..=reg.max_id())
-            .map(|id| reg.name_of(id).map(|n| self.cfg.schema.syntax_of(n)))
+            .map(|id| reg.name_of(id).map(|n| self.config().schema.syntax_of(n)))
             .collect();
         let kv = w.kv();
         let total = count_records(kv)?;
@@ -251,14 +252,18 @@ impl<B: Backend> Db<B> {
                 "values no longer fit their attribute's syntax; kept as they are"
             );
         }
-        kv.put(T_META, meta::SCHEMA_CONFIG, &self.cfg.schema.fingerprint())?;
+        kv.put(
+            T_META,
+            meta::SCHEMA_CONFIG,
+            &self.config().schema.fingerprint(),
+        )?;
         w.commit()?;
         Ok(rewritten)
     }
 
     fn reindex_once(&self, progress: Option<Progress<'_>>) -> DbResult<ReindexStats> {
         let mut w = self.write()?;
-        let max = self.cfg.max_index_key_len;
+        let max = self.config().max_index_key_len;
         let flags = self.flags_by_id();
         let mut flags_of = |a: u32| flags.get(a as usize).copied().unwrap_or(IndexFlags::NONE);
         let kv = w.kv();
@@ -267,7 +272,7 @@ impl<B: Backend> Db<B> {
         kv.clear(T_TREE)?;
         kv.clear(T_NODES)?;
         let mut stats = ReindexStats::default();
-        let mut index = KeySorter::new(self.cfg.sort_budget);
+        let mut index = KeySorter::new(self.config().sort_budget);
         let mut tree: Vec<(Vec<u8>, [u8; 8])> = Vec::new();
         let mut nodes: Vec<([u8; 8], Vec<u8>)> = Vec::with_capacity(BATCH);
         let mut last = None;
@@ -292,8 +297,8 @@ impl<B: Backend> Db<B> {
             }
             if index.is_full() {
                 stats.spills += 1;
-                let full =
-                    std::mem::replace(&mut index, KeySorter::new(self.cfg.sort_budget)).finish();
+                let full = std::mem::replace(&mut index, KeySorter::new(self.config().sort_budget))
+                    .finish();
                 stats.index_keys += full.len() as u64;
                 full.write_into(kv, T_INDEX, &[])?;
             }
@@ -311,7 +316,11 @@ impl<B: Backend> Db<B> {
             tree.get(i)
                 .map_or((&[][..], &[][..]), |(k, v)| (k.as_slice(), &v[..]))
         })?;
-        kv.put(T_META, meta::INDEX_CONFIG, &self.cfg.index_fingerprint())?;
+        kv.put(
+            T_META,
+            meta::INDEX_CONFIG,
+            &self.config().index_fingerprint(),
+        )?;
         kv.delete(T_META, meta::BULK_PENDING)?;
         w.commit()?;
         Ok(stats)

@@ -179,7 +179,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 crate::filter::MAX_FILTER_DEPTH
             )));
         }
-        Ok(compile(filter, &self.db.cfg, self))
+        Ok(compile(filter, &self.cfg, self))
     }
 
     fn name_lower_fn(&self) -> impl Fn(u32) -> Option<String> + '_ {
@@ -207,7 +207,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
         let plan = |limit: usize, explain: &mut Explain| -> DbResult<Outcome> {
             let mut planner = Planner {
                 kv,
-                cfg: &self.db.cfg,
+                cfg: &self.cfg,
                 name_of: &name_of,
                 explain: Explain::default(),
             };
@@ -339,7 +339,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
         let (cands, explain) = self.candidates(req, &compiled)?;
         if explain.unindexed {
             let n = self.db.unindexed.fetch_add(1, Ordering::Relaxed);
-            if n < self.db.cfg.unindexed_warn_limit {
+            if n < self.cfg.unindexed_warn_limit {
                 tracing::warn!(filter = %req.filter, base = %req.base, "unindexed search: {explain}");
             }
         }
@@ -364,7 +364,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
         max_candidates: usize,
         mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
     ) -> DbResult<bool> {
-        let cfg = &self.db.cfg;
+        let cfg = &self.cfg;
         let compiled = &cursor.compiled;
         let mut test = |id: u64, rec: RecordView<'_>| -> DbResult<Option<ControlFlow<()>>> {
             let mut dn_avas = || {

@@ -1170,3 +1170,36 @@ fn cursors_continue_across_snapshots_and_skip_deleted_entries() {
     assert_eq!(sorted.len(), 14, "no entry delivered twice");
     assert_eq!(cursor.returned(), 14);
 }
+
+both_backends!(configuration_replaced_while_open);
+fn configuration_replaced_while_open<B: Backend>(db: &Db<B>) {
+    tree(db);
+    let base = "dc=example,dc=com";
+    db.modify(
+        &dn("cn=User 1,ou=People,dc=example,dc=com"),
+        &[Modification::new(ModifyOp::Add, "roomNumber", &["B12"])],
+    )
+    .unwrap();
+    let req = SearchRequest::new(
+        dn(base),
+        Scope::Subtree,
+        Filter::parse("(roomNumber=b12)").unwrap(),
+    );
+    assert!(db.read().unwrap().explain(&req).unwrap().unindexed);
+    // An index on an attribute that holds values: the keys are built at once.
+    let mut cfg = (*db.config()).clone();
+    cfg.index("roomNumber", kauri_db::IndexFlags::EQUALITY);
+    // A new attribute with its own syntax: nothing to rebuild.
+    cfg.schema.set("floor", kauri_db::Syntax::Integer);
+    db.replace_config(cfg).unwrap();
+    let plan = db.read().unwrap().explain(&req).unwrap();
+    assert!(!plan.unindexed, "{plan}");
+    assert_eq!(count(db, base, Scope::Subtree, "(roomNumber=b12)"), 1);
+    db.modify(
+        &dn("cn=User 2,ou=People,dc=example,dc=com"),
+        &[Modification::new(ModifyOp::Add, "floor", &["10"])],
+    )
+    .unwrap();
+    assert_eq!(count(db, base, Scope::Subtree, "(floor>=9)"), 1);
+    assert!(db.check(false, None).unwrap().is_clean());
+}

@@ -27,10 +27,7 @@ pub(crate) struct LinkAttr {
 impl<'d, B: Backend> DbWrite<'d, B> {
     /// The link role of an attribute description, if it is linked.
     pub(crate) fn link_role(&self, name: &str) -> Option<LinkRole> {
-        self.db
-            .cfg
-            .link_of_lower(&name.to_ascii_lowercase())
-            .cloned()
+        self.cfg.link_of_lower(&name.to_ascii_lowercase()).cloned()
     }
 
     /// Registers (if needed) and returns the ids of a forward link attribute and its back
@@ -47,12 +44,12 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// The link attribute of a stored forward attribute id (for removing links found by
     /// a scan).
     fn link_attr_of_id(&mut self, forward: u32) -> DbResult<LinkAttr> {
-        let back =
-            self.attr_lower_name(forward)
-                .and_then(|n| match self.db.cfg.link_of_lower(&n) {
-                    Some(LinkRole::Forward { back }) => back.clone(),
-                    _ => None,
-                });
+        let back = self
+            .attr_lower_name(forward)
+            .and_then(|n| match self.cfg.link_of_lower(&n) {
+                Some(LinkRole::Forward { back }) => back.clone(),
+                _ => None,
+            });
         let back = match back {
             Some(b) => Some(self.attr_id(&b)?),
             None => None,
@@ -63,7 +60,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// The ids of the entries named by DN values of a forward link; every one must exist
     /// and be named once.
     pub(crate) fn link_targets(&self, attr: &str, values: &[Vec<u8>]) -> DbResult<Vec<u64>> {
-        let max = self.db.cfg.max_index_key_len;
+        let max = self.cfg.max_index_key_len;
         let mut out = Vec::with_capacity(values.len());
         let mut seen = BTreeSet::new();
         for raw in values {

@@ -15,7 +15,7 @@ use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 mod links;
 
-use crate::config::{IndexFlags, LinkRole};
+use crate::config::{DbConfig, IndexFlags, LinkRole};
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
 use crate::dn::{Dn, Rdn};
 use crate::entry::{Entry, Modification, ModifyOp};
@@ -55,6 +55,7 @@ struct Saved {
 /// The write transaction of a database.
 pub struct DbWrite<'d, B: Backend> {
     db: &'d Db<B>,
+    cfg: Arc<DbConfig>,
     kv: B::Write<'d>,
     reg: Arc<Registry>,
     added: Vec<(u32, String)>,
@@ -115,6 +116,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             .map(|d| d.as_secs())
             .unwrap_or(0);
         Ok(DbWrite {
+            cfg: db.config(),
             reg: db.registry(),
             db,
             kv,
@@ -301,7 +303,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
         let f = self
             .attr_lower_name(id)
-            .map(|n| self.db.cfg.index_of_lower(&n))
+            .map(|n| self.cfg.index_of_lower(&n))
             .unwrap_or(IndexFlags::NONE);
         let idx = id as usize;
         if self.flags_cache.len() <= idx {
@@ -317,14 +319,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         if let Some(s) = self.given_syntax.get(name) {
             return *s;
         }
-        let s = self.db.cfg.schema.syntax_of(name);
+        let s = self.cfg.schema.syntax_of(name);
         self.given_syntax.insert(name.to_string(), s);
         s
     }
 
     fn is_usn_attr(&self, name: &str) -> bool {
-        self.db
-            .cfg
+        self.cfg
             .usn_attributes
             .as_ref()
             .is_some_and(|(c, m)| c.eq_ignore_ascii_case(name) || m.eq_ignore_ascii_case(name))
@@ -393,7 +394,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let ids = match self.usn_ids {
             Some(ids) => ids,
             None => {
-                let Some((c, m)) = self.db.cfg.usn_attributes.as_ref() else {
+                let Some((c, m)) = self.cfg.usn_attributes.as_ref() else {
                     return Ok(None);
                 };
                 let (c, m) = (c.clone(), m.clone());
@@ -429,7 +430,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             out.push(presence_key(attr, id).to_vec());
         }
         if flags.has_value_keys() {
-            let max = self.db.cfg.max_index_key_len;
+            let max = self.cfg.max_index_key_len;
             for v in values {
                 out.push(value_key(attr, v.norm(), id, max));
             }
@@ -437,7 +438,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     }
 
     fn check_unique(&mut self, attr: u32, v: &OwnedValue, id: u64) -> DbResult<()> {
-        let max = self.db.cfg.max_index_key_len;
+        let max = self.cfg.max_index_key_len;
         let prefix = value_prefix(attr, v.norm(), max);
         let cut = prefix.ends_with(&TERM_CUT);
         let mut others = Vec::new();
@@ -502,7 +503,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         new: Option<&OwnedRecord>,
         attrs: &BTreeSet<u32>,
     ) -> DbResult<()> {
-        let max = self.db.cfg.max_index_key_len;
+        let max = self.cfg.max_index_key_len;
         let mut key = Vec::with_capacity(64);
         for &a in attrs {
             let flags = self.flags(a);
@@ -567,7 +568,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     }
 
     fn resolve(&self, dn: &Dn) -> DbResult<u64> {
-        match read::lookup(&self.kv, dn, self.db.cfg.max_index_key_len)? {
+        match read::lookup(&self.kv, dn, self.cfg.max_index_key_len)? {
             Some(id) if id != 0 => Ok(id),
             _ => Err(DbError::NoSuchObject(dn.to_string())),
         }
@@ -577,7 +578,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     /// The id of an entry as this transaction sees it.
     pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
-        read::lookup(&self.kv, dn, self.db.cfg.max_index_key_len)
+        read::lookup(&self.kv, dn, self.cfg.max_index_key_len)
     }
 
     /// A record as this transaction sees it.
@@ -613,7 +614,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 "cannot add an entry with an empty DN".into(),
             ));
         };
-        let max = self.db.cfg.max_index_key_len;
+        let max = self.cfg.max_index_key_len;
         let parent_dn = dn.parent().unwrap_or_else(Dn::root);
         let parent_id = match kind {
             AddKind::NamingContext => Some(0),
@@ -1050,7 +1051,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let name = read::name_norm(rec.parent, &rec.rdn)?;
         self.kv.delete(
             T_TREE,
-            &tree_key(rec.parent, &name, self.db.cfg.max_index_key_len),
+            &tree_key(rec.parent, &name, self.cfg.max_index_key_len),
         )?;
         self.kv.delete(T_NODES, &id_key(id))?;
         self.kv.delete(T_ENTRIES, &id_key(id))?;
@@ -1079,7 +1080,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         delete_old_rdn: bool,
         new_parent: Option<&Dn>,
     ) -> DbResult<()> {
-        let max = self.db.cfg.max_index_key_len;
+        let max = self.cfg.max_index_key_len;
         let id = self.resolve(dn)?;
         let old = self.load(id)?;
         let old_rdn = dn
@@ -1177,7 +1178,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// transaction.
     pub fn defer_indexes(&mut self) {
         if self.deferred.is_none() {
-            self.deferred = Some(KeySorter::new(self.db.cfg.sort_budget));
+            self.deferred = Some(KeySorter::new(self.cfg.sort_budget));
         }
     }
 
