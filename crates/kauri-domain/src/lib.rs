@@ -5,5 +5,6 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod password;
 pub mod schema;
 pub mod sid;
