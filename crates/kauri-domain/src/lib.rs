@@ -1,4 +1,6 @@
-//! Kauri's Active Directory semantics. The schema comes first: [`schema`].
+//! Kauri's Active Directory semantics: the [`schema`], [`provision`]ing a new forest's
+//! initial objects from it, security identifiers ([`sid`]), [`password`]s, and the
+//! [`directory`] service every change passes through.
 
 #![cfg_attr(
     not(test),
@@ -6,5 +8,6 @@
 )]
 
 pub mod password;
+pub mod provision;
 pub mod schema;
 pub mod sid;

@@ -126,6 +126,8 @@ pub mod rid {
     pub const GUEST: u32 = 501;
     /// The Kerberos service account (disabled).
     pub const KRBTGT: u32 = 502;
+    /// Enterprise Read-only Domain Controllers (forest root domain only).
+    pub const ENTERPRISE_READONLY_DOMAIN_CONTROLLERS: u32 = 498;
     /// Domain Admins.
     pub const DOMAIN_ADMINS: u32 = 512;
     /// Domain Users: every user's primary group.

@@ -23,9 +23,9 @@
 //! descriptors). Attributes cover everything those classes require, the
 //! account, password-policy, RID, replication-topology and schema-object
 //! attributes a domain controller manipulates itself, and both halves of
-//! every linked pair among them; optional attributes outside that set are
-//! named by the classes but left undefined (they default to
-//! DirectoryString).
+//! every linked pair among them, and every attribute [`crate::provision`]
+//! sets; optional attributes outside that set are named by the classes but
+//! left undefined (they default to DirectoryString).
 //!
 //! The definitions are kept as a compact table, one record per line with
 //! `|`-separated fields:
@@ -314,6 +314,7 @@ A|instanceType|Instance-Type|1.2.840.113556.1.2.1|2.5.5.9|2||SYPH||8|18|||bf9679
 A|interSiteTopologyGenerator|Inter-Site-Topology-Generator|1.2.840.113556.1.4.1246|2.5.5.1|127|2b0c0287731c00854a|SH||0|16|||b7c69e5e-2cc7-11d2-854e-00a0c983f608|
 A|invocationId|Invocation-Id|1.2.840.113556.1.2.115|2.5.5.10|4||SYH||1|16|||bf96798e-0de6-11d0-a285-00aa003049e2|
 A|isCriticalSystemObject|Is-Critical-System-Object|1.2.840.113556.1.4.868|2.5.5.8|1||SH||0|16|||00fbf30d-91fe-11d1-aebc-0000f80367c1|
+A|isDefunct|Is-Defunct|1.2.840.113556.1.4.661|2.5.5.8|1||SH||0|16|||28630ebe-41d5-11d1-a9c1-0000f80367c1|
 A|isDeleted|Is-Deleted|1.2.840.113556.1.2.48|2.5.5.8|1||SYPH||0|18|||bf96798f-0de6-11d0-a285-00aa003049e2|
 A|isMemberOfPartialAttributeSet|Is-Member-Of-Partial-Attribute-Set|1.2.840.113556.1.4.639|2.5.5.8|1||SH||0|16|||19405b9d-3cfa-11d1-a9c0-0000f80367c1|
 A|isRecycled|Is-Recycled|1.2.840.113556.1.4.2058|2.5.5.8|1||SYPH||8|18|||8fb59256-55f1-444b-aacb-f5b482fe3459|
@@ -400,6 +401,7 @@ A|name|RDN|1.2.840.113556.1.4.1|2.5.5.12|64||SYPH||13|18|1|255|bf967a0e-0de6-11d
 A|nCName|NC-Name|1.2.840.113556.1.2.16|2.5.5.1|127|2b0c0287731c00854a|SYH||8|16|||bf9679d6-0de6-11d0-a285-00aa003049e2|
 A|nETBIOSName|NETBIOS-Name|1.2.840.113556.1.4.87|2.5.5.12|64||SH||1|16|1|16|bf9679d8-0de6-11d0-a285-00aa003049e2|
 A|nextRid|Next-Rid|1.2.840.113556.1.4.88|2.5.5.9|2||SH||0|16|||bf9679db-0de6-11d0-a285-00aa003049e2|
+A|nTMixedDomain|NT-Mixed-Domain|1.2.840.113556.1.4.357|2.5.5.9|2||SH||0|16|||3e97891f-8c01-11d0-afda-00c04fd930c9|
 A|ntPwdHistory|Nt-Pwd-History|1.2.840.113556.1.4.94|2.5.5.10|4||H||0|16|||bf9679e2-0de6-11d0-a285-00aa003049e2|
 A|nTSecurityDescriptor|NT-Security-Descriptor|1.2.840.113556.1.2.281|2.5.5.15|66||SPH||8|26|0|132096|bf9679e3-0de6-11d0-a285-00aa003049e2|
 A|objectCategory|Object-Category|1.2.840.113556.1.4.782|2.5.5.1|127|2b0c0287731c00854a|SPH||1|18|||26d97369-6070-11d1-a9c6-0000f80367c1|e48d0154-bcf8-11d1-8702-00c04fb96050

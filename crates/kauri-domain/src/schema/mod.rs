@@ -10,10 +10,12 @@
 //! [`Schema::add_class`]), answers the structural questions the directory
 //! asks (superclass chains, mandatory and optional attributes, linked
 //! attribute pairs), and produces the database configuration
-//! ([`Schema::db_config`]) and the subschema values ([`rfc4512`]).
+//! ([`Schema::db_config`]) and the subschema values ([`rfc4512`]). Its
+//! definitions become Schema NC entries and back through [`objects`].
 
 pub mod builtin;
 pub mod ldif;
+pub mod objects;
 pub mod rfc4512;
 pub mod syntax;
 
