@@ -119,6 +119,13 @@ fn escape_value(v: &str, out: &mut String) {
             '\0' => out.push_str("\\00"),
             ' ' if first || last => out.push_str("\\ "),
             '#' if first => out.push_str("\\#"),
+            c if c.is_control() => {
+                // Control characters (AD's tombstone names hold a line feed) as \XX.
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{b:02X}"));
+                }
+            }
             c if (first || last) && c.is_ascii_whitespace() => {
                 out.push_str(&format!("\\{:02x}", u32::from(c)));
             }
@@ -699,7 +706,7 @@ mod tests {
         assert_eq!(d.rdn().unwrap().avas()[0].value, "a\0b");
         assert_eq!(d.to_string(), r"cn=a\00b");
         let r = Rdn::new("cn", "\ttab\n").unwrap();
-        assert_eq!(r.to_string(), r"cn=\09tab\0a");
+        assert_eq!(r.to_string(), r"cn=\09tab\0A");
         assert_eq!(Rdn::parse(&r.to_string()).unwrap().avas(), r.avas());
         assert_eq!(dn("cn=  a  b  ").rdn().unwrap().avas()[0].value, "a  b");
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use kauri_kv::{Backend, Direction, ReadTxn};
 
+use crate::config::IndexFlags;
 use crate::config::{DbConfig, LinkRole};
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
 use crate::dn::{Dn, Rdn};
@@ -17,7 +18,7 @@ use crate::error::{DbError, DbResult};
 use crate::eval::{AttrNames, AttrResolver, LinkMatch};
 use crate::keys::{
     id_key, link_entry_prefix, link_prefix, meta, presence_key, read_id_suffix, read_u64_be,
-    split_link_key, tree_key, LINK_BACK, LINK_FORWARD,
+    split_link_key, tree_key, value_prefix, LINK_BACK, LINK_FORWARD, TERM_CUT,
 };
 use crate::record::RecordView;
 use crate::registry::{self, Registry};
@@ -230,6 +231,43 @@ pub fn entry_links<R: ReadTxn>(kv: &R, kind: u8, id: u64) -> DbResult<Vec<(u32, 
     Ok(out)
 }
 
+/// The records holding `value` in attribute `lower` (id `attr`, `None` when never
+/// stored), read from its equality index with truncated keys re-checked; `None` when the
+/// attribute has no equality index.
+pub fn find_eq<R: ReadTxn>(
+    kv: &R,
+    cfg: &DbConfig,
+    attr: Option<u32>,
+    lower: &str,
+    value: &[u8],
+) -> DbResult<Option<Vec<u64>>> {
+    let flags = cfg.index_of_lower(lower);
+    if !(flags.contains(IndexFlags::EQUALITY) || flags.contains(IndexFlags::UNIQUE)) {
+        return Ok(None);
+    }
+    let Some(aid) = attr else {
+        return Ok(Some(Vec::new()));
+    };
+    let Ok(norm) = cfg.schema.syntax_of_lower(lower).normalize(value) else {
+        return Ok(Some(Vec::new()));
+    };
+    let prefix = value_prefix(aid, &norm, cfg.max_index_key_len);
+    let cut = prefix.ends_with(&TERM_CUT);
+    let mut out = Vec::new();
+    for item in kv.prefix(T_INDEX, &prefix, Direction::Forward)? {
+        let (k, _) = item?;
+        out.push(read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?);
+    }
+    if cut {
+        out.retain(|id| {
+            matches!(record(kv, *id), Ok(Some(rec)) if rec
+                .attr(aid)
+                .is_some_and(|a| a.values().any(|v| v.norm == norm.as_ref())))
+        });
+    }
+    Ok(Some(out))
+}
+
 /// How many links one entry has through one attribute in one direction, counted without
 /// building the list.
 pub fn link_count<R: ReadTxn>(kv: &R, kind: u8, from: u64, attr: u32) -> DbResult<usize> {
@@ -351,6 +389,24 @@ impl<'d, B: Backend> DbRead<'d, B> {
         resolve_attr(&self.kv, &self.reg, &name.to_ascii_lowercase())
     }
 
+    /// The id of an attribute name, if it was ever stored (the write transaction's
+    /// method of the same name, for code that reads through either).
+    pub fn stored_attr_id(&self, name: &str) -> Option<u32> {
+        self.attr_id(name)
+    }
+
+    /// The ids a linked attribute (by name) of `id` names, in id order; `None` when the
+    /// attribute is not linked (the write transaction's method of the same name).
+    pub fn linked_ids_by_name(&self, id: u64, attr: &str) -> DbResult<Option<Vec<u64>>> {
+        match self.attr_id(attr) {
+            Some(a) => self.linked_ids(id, a),
+            None => Ok(self
+                .cfg
+                .link_of_lower(&attr.to_ascii_lowercase())
+                .map(|_| Vec::new())),
+        }
+    }
+
     /// The name of an attribute id.
     pub fn attr_name(&self, id: u32) -> Option<Arc<str>> {
         attr_name(&self.kv, &self.reg, id)
@@ -445,6 +501,13 @@ impl<'d, B: Backend> DbRead<'d, B> {
             }
         }
         Ok(out)
+    }
+
+    /// The records holding `value` in `attr`, from its equality index (`None` when the
+    /// attribute has no equality index).
+    pub fn find_eq(&self, attr: &str, value: &[u8]) -> DbResult<Option<Vec<u64>>> {
+        let lower = attr.to_ascii_lowercase();
+        find_eq(&self.kv, &self.cfg, self.attr_id(&lower), &lower, value)
     }
 
     /// The ids linked from `id` through attribute `attr` (forward or back), or `None`

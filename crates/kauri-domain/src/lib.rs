@@ -7,6 +7,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod directory;
 pub mod password;
 pub mod provision;
 pub mod schema;

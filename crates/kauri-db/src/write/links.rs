@@ -143,6 +143,20 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::link_ids(&self.kv, kind, from, attr)
     }
 
+    /// The ids a linked attribute (forward or back) of `id` names as this transaction
+    /// sees them, in id order; `None` when `attr` is not linked.
+    pub fn linked_ids_by_name(&self, id: u64, attr: &str) -> DbResult<Option<Vec<u64>>> {
+        let (kind, forward) = match self.link_role(attr) {
+            None => return Ok(None),
+            Some(LinkRole::Forward { .. }) => (LINK_FORWARD, attr.to_string()),
+            Some(LinkRole::Back { forward }) => (LINK_BACK, forward),
+        };
+        match self.find_attr(&forward.to_ascii_lowercase()) {
+            Some(a) => read::link_ids(&self.kv, kind, id, a).map(Some),
+            None => Ok(Some(Vec::new())),
+        }
+    }
+
     /// Removes every link from and to an entry (it is being deleted or becoming a
     /// tombstone). Returns the entries whose forward links lost a value, so their change
     /// stamps can move.

@@ -586,6 +586,38 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::record(&self.kv, id)
     }
 
+    /// The children of a record as this transaction sees them.
+    pub fn children(&self, id: u64) -> DbResult<Vec<u64>> {
+        read::children(&self.kv, id)
+    }
+
+    /// The DN of a record as this transaction sees it.
+    pub fn dn_string(&self, id: u64) -> DbResult<String> {
+        read::dn_string(&self.kv, id)
+    }
+
+    /// The name of an attribute id (as first registered).
+    pub fn attribute_name(&self, id: u32) -> Option<String> {
+        if let Some((_, n)) = self.added.iter().find(|(i, _)| *i == id) {
+            return Some(n.clone());
+        }
+        read::attr_name(&self.kv, &self.reg, id).map(|n| n.to_string())
+    }
+
+    /// The id of an attribute name, if it was ever stored.
+    pub fn stored_attr_id(&self, name: &str) -> Option<u32> {
+        self.find_attr(&name.to_ascii_lowercase())
+    }
+
+    /// The records holding `value` in `attr`, as this transaction sees them: read from
+    /// the attribute's equality index (candidates of a truncated key re-checked), or
+    /// `None` when the attribute has no equality index. For uniqueness rules of the layer
+    /// above (AD's sAMAccountName, userPrincipalName).
+    pub fn find_eq(&self, attr: &str, value: &[u8]) -> DbResult<Option<Vec<u64>>> {
+        let lower = attr.to_ascii_lowercase();
+        read::find_eq(&self.kv, &self.cfg, self.find_attr(&lower), &lower, value)
+    }
+
     // ----- add ---------------------------------------------------------------------------------
 
     /// Adds an entry below an existing parent; returns its new id.

@@ -220,6 +220,32 @@ fn located(dn: &str) -> impl Fn(SchemaError) -> SchemaError + '_ {
     }
 }
 
+/// One schema definition read from a schema object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Definition {
+    /// From an `attributeSchema` object.
+    Attribute(AttributeDef),
+    /// From a `classSchema` object.
+    Class(ClassDef),
+}
+
+/// The definition an `attributeSchema` or `classSchema` entry holds (`None` for other
+/// entries): how a schema extension added over LDAP reaches the running schema.
+pub fn definition_of(entry: &Entry) -> Result<Option<Definition>, SchemaError> {
+    let source = source_schema_dn()?;
+    let is_attr = has_class(entry, "attributeSchema");
+    if !is_attr && !has_class(entry, "classSchema") {
+        return Ok(None);
+    }
+    let rec = record(entry, &source);
+    let at = located(&rec.dn);
+    Ok(Some(if is_attr {
+        Definition::Attribute(ldif::attribute_from_record(&rec, &rec.dn).map_err(&at)?)
+    } else {
+        Definition::Class(ldif::class_from_record(&rec, &rec.dn).map_err(&at)?)
+    }))
+}
+
 impl Schema {
     /// Builds a schema from the `attributeSchema` and `classSchema` entries
     /// among `entries` (others are ignored), with the checks of

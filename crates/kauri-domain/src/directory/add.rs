@@ -1,0 +1,686 @@
+//! Adding an entry: names checked against the schema, the object class chain completed,
+//! what the server assigns filled in, principals given their SID and account type, and
+//! the result checked against what its classes allow.
+
+use std::collections::HashMap;
+
+use kauri_db::syntax::{generalized_time, guid_to_string};
+use kauri_db::{DbWrite, Dn, Entry, Modification, ModifyOp};
+use kauri_kv::Backend;
+
+use super::access::Access;
+use super::classes::{ClassSet, SchemaSnapshot};
+use super::error::{DirError, DirResult};
+use super::principal::{self, group_type, Scope};
+use super::view::View;
+use super::{new_guid, now_secs, Directory, Request};
+use crate::schema::objects::{definition_of, Definition};
+use crate::schema::{AttributeDef, Schema};
+use crate::sid::Sid;
+
+/// Attributes only the server writes (beyond those the schema marks systemOnly).
+pub(crate) const SERVER_OWNED: &[&str] = &[
+    "objectguid",
+    "objectsid",
+    "whencreated",
+    "whenchanged",
+    "usncreated",
+    "usnchanged",
+    "name",
+    "samaccounttype",
+    "isdeleted",
+    "lastknownparent",
+    "pwdlastset",
+    "badpwdcount",
+    "badpasswordtime",
+    "lastlogontimestamp",
+    "lastlogon",
+    "lockouttime",
+    "logoncount",
+    "objectcategory-none",
+];
+
+/// Attributes a client may name on add whose value the server decides or checks.
+const ACCEPTED_ON_ADD: &[&str] = &["instancetype", "distinguishedname", "objectclass"];
+
+/// `instanceType` of an ordinary writable object.
+const IT_WRITE: &str = "4";
+
+/// Attributes as given, keyed by their schema name.
+pub(crate) struct Attrs {
+    pub(crate) list: Vec<(String, Vec<Vec<u8>>)>,
+    index: HashMap<String, usize>,
+}
+
+impl Attrs {
+    pub(crate) fn new() -> Attrs {
+        Attrs {
+            list: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The values of an attribute, `None` when absent or emptied.
+    pub(crate) fn get(&self, name: &str) -> Option<&[Vec<u8>]> {
+        self.index
+            .get(&name.to_ascii_lowercase())
+            .and_then(|&i| self.list.get(i))
+            .map(|(_, v)| v.as_slice())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn text(&self, name: &str) -> Option<String> {
+        self.get(name)
+            .and_then(|v| v.first())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+
+    pub(crate) fn set(&mut self, name: &str, values: Vec<Vec<u8>>) {
+        let lower = name.to_ascii_lowercase();
+        match self.index.get(&lower) {
+            Some(&i) => {
+                if let Some(slot) = self.list.get_mut(i) {
+                    slot.1 = values;
+                }
+            }
+            None => {
+                self.index.insert(lower, self.list.len());
+                self.list.push((name.to_string(), values));
+            }
+        }
+    }
+
+    fn set_text(&mut self, name: &str, value: &str) {
+        self.set(name, vec![value.as_bytes().to_vec()]);
+    }
+
+    fn push(&mut self, name: &str, values: Vec<Vec<u8>>) {
+        let lower = name.to_ascii_lowercase();
+        match self.index.get(&lower) {
+            Some(&i) => {
+                if let Some(slot) = self.list.get_mut(i) {
+                    slot.1.extend(values);
+                }
+            }
+            None => self.set(name, values),
+        }
+    }
+
+    /// Takes the values out, leaving the attribute empty (a later `set` fills the same
+    /// slot).
+    fn take(&mut self, name: &str) -> Option<Vec<Vec<u8>>> {
+        let i = *self.index.get(&name.to_ascii_lowercase())?;
+        let values = std::mem::take(&mut self.list.get_mut(i)?.1);
+        Some(values).filter(|v| !v.is_empty())
+    }
+
+    fn into_entry(self, dn: Dn) -> Entry {
+        let mut e = Entry::new(dn);
+        e.attrs = self
+            .list
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        e
+    }
+}
+
+/// The schema definition of an attribute description (name or OID; `;binary` allowed).
+pub(crate) fn attribute_def<'s>(schema: &'s Schema, name: &str) -> DirResult<&'s AttributeDef> {
+    let base = name.split(';').next().unwrap_or(name);
+    schema
+        .attribute(base)
+        .or_else(|| schema.attribute_by_oid(base))
+        .ok_or_else(|| {
+            DirError::UndefinedAttributeType(format!(
+                "00000057: LdapErr: DSID-0C090D8A, comment: Error in attribute conversion \
+                 operation, data 0, v4563: {name} is not in the schema"
+            ))
+        })
+}
+
+/// Refuses attributes the caller may not write.
+pub(crate) fn check_writable(def: &AttributeDef, system: bool) -> DirResult<()> {
+    let lower = def.ldap_name.to_ascii_lowercase();
+    if system || ACCEPTED_ON_ADD.contains(&lower.as_str()) {
+        return Ok(());
+    }
+    if def.system_only || SERVER_OWNED.contains(&lower.as_str()) {
+        return Err(DirError::ConstraintViolation(format!(
+            "{} is maintained by the server and cannot be written",
+            def.ldap_name
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the values of one attribute against its definition: count, ranges.
+pub(crate) fn check_values(def: &AttributeDef, values: &[Vec<u8>]) -> DirResult<()> {
+    if def.single_valued && values.len() > 1 {
+        return Err(DirError::ConstraintViolation(format!(
+            "{} is single-valued; {} values given",
+            def.ldap_name,
+            values.len()
+        )));
+    }
+    let (lo, hi) = (def.range_lower, def.range_upper);
+    if lo.is_none() && hi.is_none() {
+        return Ok(());
+    }
+    for v in values {
+        let measure: Option<i64> = match def.attribute_syntax.as_str() {
+            "2.5.5.9" | "2.5.5.16" => std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| t.trim().parse().ok()),
+            "2.5.5.12" | "2.5.5.4" | "2.5.5.5" | "2.5.5.6" => {
+                Some(String::from_utf8_lossy(v).chars().count() as i64)
+            }
+            "2.5.5.10" | "2.5.5.15" => Some(v.len() as i64),
+            _ => None,
+        };
+        if let Some(m) = measure {
+            if lo.is_some_and(|l| m < l) || hi.is_some_and(|h| m > h) {
+                return Err(DirError::ConstraintViolation(format!(
+                    "{}: value out of range ({}..{})",
+                    def.ldap_name,
+                    lo.map(|x| x.to_string()).unwrap_or_default(),
+                    hi.map(|x| x.to_string()).unwrap_or_default()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl<B: Backend> Directory<B> {
+    /// Adds an entry for a request (see the module docs); returns its id.
+    pub(crate) fn add(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+        entry: Entry,
+    ) -> DirResult<u64> {
+        Access::of(&req.caller).may_change_tree()?;
+        self.add_entry(w, req, snap, entry, false)
+    }
+
+    /// Adds an entry; `naming_context` places it as the head of a naming context (the
+    /// server's own provisioning only).
+    pub(crate) fn add_entry(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+        entry: Entry,
+        naming_context: bool,
+    ) -> DirResult<u64> {
+        let system = req.caller.is_system();
+        let schema = &snap.schema;
+        let dn = entry.dn.clone();
+        let rdn = dn
+            .rdn()
+            .cloned()
+            .ok_or_else(|| DirError::UnwillingToPerform("cannot add the root DSE".into()))?;
+        let mut attrs = Attrs::new();
+        for (name, values) in entry.attrs {
+            let def = attribute_def(schema, &name)?;
+            check_writable(def, system)?;
+            if values.is_empty() {
+                return Err(DirError::ConstraintViolation(format!(
+                    "{name}: an attribute needs at least one value"
+                )));
+            }
+            attrs.push(&def.ldap_name, values);
+        }
+        if let Some(v) = attrs.take("distinguishedName") {
+            let same = v
+                .first()
+                .and_then(|d| std::str::from_utf8(d).ok())
+                .and_then(|t| Dn::parse(t).ok())
+                == Some(dn.clone());
+            if !same {
+                return Err(DirError::ConstraintViolation(
+                    "distinguishedName differs from the entry's name".into(),
+                ));
+            }
+        }
+        // Object classes: the structural chain, completed.
+        let oc = attrs.take("objectClass").unwrap_or_default();
+        let names: Vec<String> = oc
+            .iter()
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let set = snap.class_set(&name_refs)?;
+        attrs.set(
+            "objectClass",
+            set.object_classes
+                .iter()
+                .map(|c| c.as_bytes().to_vec())
+                .collect(),
+        );
+        // Naming: the class's naming attribute, and a parent it may live below.
+        let rdn_attr = rdn.avas().first().map(|a| a.attr.to_ascii_lowercase());
+        let rdn_def = rdn_attr
+            .as_deref()
+            .map(|a| attribute_def(schema, a))
+            .transpose()?;
+        if rdn_def.map(|d| d.ldap_name.to_ascii_lowercase()) != Some(set.rdn_attr.clone())
+            && !system
+        {
+            return Err(DirError::NamingViolation(format!(
+                "00002073: NameErr: DSID-03050F42, problem 2005 (NAMING_VIOLATION): \
+                 objects of class {} are named by {}",
+                set.structural, set.rdn_attr
+            )));
+        }
+        for ava in rdn.avas() {
+            let def = attribute_def(schema, &ava.attr)?;
+            if attrs.get(&def.ldap_name).is_none() {
+                attrs.set_text(&def.ldap_name, &ava.value);
+            }
+        }
+        if !naming_context {
+            self.check_superior(w, &dn, &set, system)?;
+        }
+        // What the server assigns.
+        let now = now_secs();
+        let guid = new_guid()?;
+        attrs.set("objectGUID", vec![guid.to_vec()]);
+        let when = generalized_time(now);
+        attrs.set_text("whenCreated", &when);
+        attrs.set_text("whenChanged", &when);
+        attrs.set_text(
+            "name",
+            &rdn.avas()
+                .first()
+                .map(|a| a.value.clone())
+                .unwrap_or_default(),
+        );
+        let instance = if naming_context {
+            match self.domain() {
+                Some(d) if dn != d.domain_dn => "13",
+                _ => "5",
+            }
+        } else {
+            IT_WRITE
+        };
+        attrs.set_text("instanceType", instance);
+        if attrs.get("objectCategory").is_none() {
+            if let Some(cat) = self.default_category(&set, &dn) {
+                attrs.set_text("objectCategory", &cat);
+            }
+        }
+        if (set.is("attributeSchema") || set.is("classSchema"))
+            && attrs.get("schemaIDGUID").is_none()
+        {
+            attrs.set("schemaIDGUID", vec![new_guid()?.to_vec()]);
+        }
+        if set.is("classSchema") && attrs.get("defaultObjectCategory").is_none() {
+            attrs.set_text("defaultObjectCategory", &dn.to_string());
+        }
+        // Security principals.
+        if let Some(domain) = self.domain() {
+            if set.is("user") || set.is("group") {
+                self.principal_defaults(w, &mut attrs, &set, &domain.sid, system, None)?;
+            }
+        }
+        // Passwords become stored secrets.
+        self.take_new_password(w, req, &mut attrs, &guid, None)?;
+        // What the classes allow.
+        for m in &set.must {
+            if m == "ntsecuritydescriptor" {
+                continue;
+            }
+            if attrs.get(m).is_none_or(|v| v.is_empty()) {
+                return Err(DirError::ObjectClassViolation(format!(
+                    "00002014: objectclass_attrs: attribute '{m}' is mandatory for an \
+                     object of class {}",
+                    set.structural
+                )));
+            }
+        }
+        for (name, values) in &attrs.list {
+            let def = attribute_def(schema, name)?;
+            if !set.allowed.contains(&name.to_ascii_lowercase()) && !values.is_empty() {
+                return Err(DirError::ObjectClassViolation(format!(
+                    "0000207D: objectclass_attrs: attribute '{name}' is not allowed on an \
+                     object of class {}",
+                    set.structural
+                )));
+            }
+            check_values(def, values)?;
+        }
+        if set.is("group") {
+            if let Some(members) = attrs.get("member") {
+                let scope = attrs
+                    .get("groupType")
+                    .and_then(|v| v.first())
+                    .and_then(|v| principal::parse_u32_bits(v))
+                    .map(|g| principal::group_scope(g, true))
+                    .transpose()?;
+                if let Some(scope) = scope {
+                    check_nesting(w, scope, members)?;
+                }
+            }
+        }
+        let schema_object = self.schema_object(&dn, &set, &attrs)?;
+        let entry = attrs.into_entry(dn);
+        let id = if naming_context {
+            w.add_naming_context(entry)?
+        } else {
+            w.add(entry)?
+        };
+        if let Some(o) = schema_object {
+            self.extend_schema(o)?;
+        }
+        Ok(id)
+    }
+
+    /// The parent exists, is not deleted, and is a possible superior of the new object.
+    fn check_superior(
+        &self,
+        w: &DbWrite<'_, B>,
+        dn: &Dn,
+        set: &ClassSet,
+        system: bool,
+    ) -> DirResult<()> {
+        let parent = dn.parent().unwrap_or_else(Dn::root);
+        let Some(pid) = w.id_of(&parent)? else {
+            return Err(DirError::NoSuchObject(format!(
+                "0000208D: NameErr: DSID-0310028B, problem 2001 (NO_OBJECT): parent {parent} \
+                 does not exist"
+            )));
+        };
+        if system || self.domain().is_none() {
+            return Ok(());
+        }
+        let parent_classes = w.values(pid, "objectClass")?;
+        let allowed = parent_classes.iter().any(|c| {
+            set.poss_superiors
+                .contains(&String::from_utf8_lossy(c).to_ascii_lowercase())
+        });
+        if !allowed {
+            return Err(DirError::NamingViolation(format!(
+                "00002099: NameErr: DSID-0305109C, problem 2005 (NAMING_VIOLATION): an object \
+                 of class {} cannot be created below {parent}",
+                set.structural
+            )));
+        }
+        Ok(())
+    }
+
+    /// `objectCategory` of a new object: its structural class's `defaultObjectCategory`,
+    /// placed in this directory's schema naming context.
+    fn default_category(&self, set: &ClassSet, dn: &Dn) -> Option<String> {
+        let cat = set.default_object_category.as_deref()?;
+        let first = cat.split(',').next()?;
+        let schema_dn = match self.domain() {
+            Some(d) => d.schema_dn.to_string(),
+            // Without a domain, the schema NC is named after the entry's top naming
+            // context when the entry lives in it.
+            None => {
+                let top = dn.rdns().last()?.to_string();
+                format!("CN=Schema,CN=Configuration,{top}")
+            }
+        };
+        Some(format!("{first},{schema_dn}"))
+    }
+
+    /// Completes a user, computer or group: SID, account name, account type, primary
+    /// group, account control, group type. `existing` is the entry's id on a modify
+    /// (which keeps what it has).
+    pub(crate) fn principal_defaults(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        attrs: &mut Attrs,
+        set: &ClassSet,
+        domain_sid: &Sid,
+        system: bool,
+        existing: Option<u64>,
+    ) -> DirResult<()> {
+        if existing.is_none() && attrs.get("objectSid").is_none() {
+            let rid = self.next_rid(w)?;
+            attrs.set("objectSid", vec![domain_sid.with_rid(rid).to_bytes()]);
+        }
+        match attrs.text("sAMAccountName") {
+            Some(name) => {
+                principal::check_sam_account_name(&name)?;
+                unique_account_name(w, &name, existing)?;
+            }
+            None if existing.is_none() => {
+                let g = new_guid()?;
+                let hex: String = g.iter().map(|b| format!("{b:02X}")).collect();
+                let name = format!("${}-{}", &hex[..6], &hex[6..18]);
+                attrs.set_text("sAMAccountName", &name);
+            }
+            None => {}
+        }
+        if let Some(upn) = attrs.text("userPrincipalName") {
+            let taken = w
+                .find_eq("userPrincipalName", upn.as_bytes())?
+                .unwrap_or_default()
+                .into_iter()
+                .any(|id| Some(id) != existing && !is_tombstone(w, id));
+            if taken {
+                return Err(DirError::ConstraintViolation(format!(
+                    "0000200B: AtrErr: DSID-03152492, userPrincipalName {upn} is already in \
+                     use in the forest"
+                )));
+            }
+        }
+        if set.is("group") {
+            let bits = match attrs
+                .get("groupType")
+                .and_then(|v| v.first())
+                .map(|v| principal::parse_u32_bits(v))
+            {
+                Some(Some(b)) => b,
+                Some(None) => {
+                    return Err(DirError::InvalidAttributeSyntax(
+                        "groupType must be an integer".into(),
+                    ))
+                }
+                None => group_type::DEFAULT,
+            };
+            principal::group_scope(bits, system)?;
+            attrs.set_text("groupType", &principal::bits_text(bits));
+            attrs.set_text(
+                "sAMAccountType",
+                &principal::group_account_type(bits).to_string(),
+            );
+        } else {
+            let given = attrs
+                .get("userAccountControl")
+                .and_then(|v| v.first())
+                .map(|v| {
+                    principal::parse_u32_bits(v).ok_or_else(|| {
+                        DirError::InvalidAttributeSyntax(
+                            "userAccountControl must be an integer".into(),
+                        )
+                    })
+                })
+                .transpose()?;
+            let computer = set.is("computer");
+            let default = if computer {
+                principal::uac::WORKSTATION_TRUST_ACCOUNT | principal::uac::PASSWD_NOTREQD
+            } else {
+                principal::uac::NORMAL_ACCOUNT
+                    | principal::uac::ACCOUNTDISABLE
+                    | principal::uac::PASSWD_NOTREQD
+            };
+            let bits = principal::normalize_uac(given.unwrap_or(default))?;
+            attrs.set_text("userAccountControl", &bits.to_string());
+            attrs.set_text(
+                "sAMAccountType",
+                &principal::user_account_type(bits).to_string(),
+            );
+            if attrs.get("primaryGroupID").is_none() && existing.is_none() {
+                attrs.set_text(
+                    "primaryGroupID",
+                    &principal::default_primary_group(bits).to_string(),
+                );
+            }
+            if existing.is_none() {
+                for (a, v) in [
+                    ("pwdLastSet", "0"),
+                    ("badPwdCount", "0"),
+                    ("accountExpires", "9223372036854775807"),
+                ] {
+                    if attrs.get(a).is_none() {
+                        attrs.set_text(a, v);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands out the next RID of this DC, persisting the counter in the same transaction:
+    /// a RID is never handed out twice, crash or not (a rolled-back add gives its RID back
+    /// with everything else it wrote).
+    fn next_rid(&self, w: &mut DbWrite<'_, B>) -> DirResult<u32> {
+        let domain = self
+            .domain()
+            .ok_or_else(|| DirError::UnwillingToPerform("no domain to allocate a RID in".into()))?;
+        let (holder, attr) = &domain.rid_counter;
+        let id = w.id_of(holder)?.ok_or_else(|| {
+            DirError::UnwillingToPerform(format!("RID counter {holder} is missing"))
+        })?;
+        let current = w.int(id, attr)?.unwrap_or(0);
+        let rid = u32::try_from(current.max(i64::from(crate::sid::rid::FIRST_ALLOCATED)))
+            .map_err(|_| DirError::UnwillingToPerform("the RID pool is exhausted".into()))?;
+        let next = rid
+            .checked_add(1)
+            .ok_or_else(|| DirError::UnwillingToPerform("the RID pool is exhausted".into()))?;
+        w.modify(
+            holder,
+            &[Modification::new(
+                ModifyOp::Replace,
+                attr,
+                &[&next.to_string()],
+            )],
+        )?;
+        Ok(rid)
+    }
+}
+
+impl<B: Backend> Directory<B> {
+    /// The schema extended by a new `attributeSchema` or `classSchema` object in the
+    /// Schema NC (checked before the object is written), or `None` for other entries.
+    fn schema_object(&self, dn: &Dn, set: &ClassSet, attrs: &Attrs) -> DirResult<Option<Schema>> {
+        if !(set.is("attributeSchema") || set.is("classSchema")) {
+            return Ok(None);
+        }
+        let in_schema_nc = self
+            .domain()
+            .is_some_and(|d| dn.parent().as_ref() == Some(&d.schema_dn));
+        if !in_schema_nc {
+            return Err(DirError::NamingViolation(format!(
+                "schema objects live directly below the Schema naming context, not at {dn}"
+            )));
+        }
+        let mut e = Entry::new(dn.clone());
+        e.attrs = attrs
+            .list
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .cloned()
+            .collect();
+        let invalid = |err: crate::schema::SchemaError| {
+            DirError::UnwillingToPerform(format!("schema object {dn} refused: {err}"))
+        };
+        let Some(def) = definition_of(&e).map_err(invalid)? else {
+            return Ok(None);
+        };
+        let current = self.working_schema();
+        let known = match &def {
+            Definition::Attribute(a) => current
+                .schema
+                .attribute(&a.ldap_name)
+                .is_some_and(|x| x.attribute_id == a.attribute_id),
+            Definition::Class(c) => current
+                .schema
+                .class(&c.ldap_name)
+                .is_some_and(|x| x.governs_id == c.governs_id),
+        };
+        if known {
+            // Provisioning writes the schema it validates with: nothing new.
+            return Ok(None);
+        }
+        let mut schema = current.schema.clone();
+        match def {
+            Definition::Attribute(a) => schema.add_attribute(a).map_err(invalid)?,
+            Definition::Class(c) => schema.add_class(c).map_err(invalid)?,
+        }
+        Ok(Some(schema))
+    }
+
+    /// Makes an extended schema the working copy of this transaction; it is published
+    /// after the commit.
+    fn extend_schema(&self, schema: Schema) -> DirResult<()> {
+        *self.pending.lock() = Some(std::sync::Arc::new(SchemaSnapshot::new(schema)));
+        Ok(())
+    }
+}
+
+/// Whether a record is a tombstone.
+pub(crate) fn is_tombstone<B: Backend>(w: &DbWrite<'_, B>, id: u64) -> bool {
+    matches!(w.text(id, "isDeleted"), Ok(Some(v)) if v.eq_ignore_ascii_case("TRUE"))
+}
+
+/// `sAMAccountName` is unique in the domain (tombstones aside).
+fn unique_account_name<B: Backend>(
+    w: &DbWrite<'_, B>,
+    name: &str,
+    existing: Option<u64>,
+) -> DirResult<()> {
+    let taken = w
+        .find_eq("sAMAccountName", name.as_bytes())?
+        .unwrap_or_default()
+        .into_iter()
+        .any(|id| Some(id) != existing && !is_tombstone(w, id));
+    if taken {
+        return Err(DirError::EntryAlreadyExists(format!(
+            "00002071: samldb: account name (sAMAccountName) '{name}' already in use"
+        )));
+    }
+    Ok(())
+}
+
+/// A group of `scope` may hold these members: groups only of the scopes AD allows.
+pub(crate) fn check_nesting<B: Backend>(
+    w: &DbWrite<'_, B>,
+    scope: Scope,
+    members: &[Vec<u8>],
+) -> DirResult<()> {
+    for m in members {
+        let Some(dn) = std::str::from_utf8(m).ok().and_then(|t| Dn::parse(t).ok()) else {
+            continue;
+        };
+        let Some(id) = w.id_of(&dn)? else {
+            continue;
+        };
+        let Some(bits) = w
+            .values(id, "groupType")?
+            .first()
+            .and_then(|v| principal::parse_u32_bits(v))
+        else {
+            continue;
+        };
+        let inner = principal::group_scope(bits, true)?;
+        if !principal::may_nest(scope, inner) {
+            return Err(DirError::UnwillingToPerform(format!(
+                "0000055E: a {scope:?} group cannot contain the {inner:?} group {dn}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Text of a GUID for messages.
+#[allow(dead_code)]
+pub(crate) fn guid_text(g: &[u8; 16]) -> String {
+    guid_to_string(g)
+}

@@ -1,0 +1,272 @@
+//! Passwords on the write path: `unicodePwd` (quoted UTF-16LE) and `userPassword`
+//! (plain text) become stored secrets — the NT hash and SHA-512/SHA-256 crypt, sealed
+//! with the directory's key and bound to the object's GUID — kept in
+//! `supplementalCredentials`, never in the attribute the client wrote. An administrator
+//! replaces a password; an account changes its own by deleting the old value and adding
+//! the new one. Both only over an encrypted connection, both under the password policy
+//! that applies to the account.
+
+use kauri_db::{DbWrite, Modification, ModifyOp};
+use kauri_kv::Backend;
+
+use super::add::Attrs;
+use super::error::{DirError, DirResult};
+use super::token::resultant_policy;
+use super::view::View;
+use super::{now_secs, Directory, Request};
+use crate::password::{ad_time_from_unix, decode_unicode_pwd, PasswordPolicy, StoredSecrets};
+
+/// Where the sealed secrets are stored.
+pub const SECRETS_ATTR: &str = "supplementalCredentials";
+
+/// The password a value of `attr` carries.
+fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
+    if attr.eq_ignore_ascii_case("unicodePwd") {
+        decode_unicode_pwd(value).map_err(|e| {
+            DirError::ConstraintViolation(format!(
+                "0000052D: Constraint violation - unicodePwd: {e}"
+            ))
+        })
+    } else {
+        String::from_utf8(value.to_vec())
+            .map_err(|_| DirError::InvalidAttributeSyntax("userPassword must be UTF-8 text".into()))
+    }
+}
+
+fn is_password_attr(name: &str) -> bool {
+    name.eq_ignore_ascii_case("unicodePwd") || name.eq_ignore_ascii_case("userPassword")
+}
+
+impl<B: Backend> Directory<B> {
+    fn require_encryption(&self, req: &Request) -> DirResult<()> {
+        if req.encrypted || req.caller.is_system() {
+            Ok(())
+        } else {
+            Err(DirError::UnwillingToPerform(
+                "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM): passwords \
+                 can only be set over an encrypted connection"
+                    .into(),
+            ))
+        }
+    }
+
+    fn seal(&self, secrets: &StoredSecrets, guid: &[u8]) -> DirResult<Vec<u8>> {
+        let key = self.secret_key().ok_or_else(|| {
+            DirError::UnwillingToPerform("this directory has no key to protect passwords".into())
+        })?;
+        key.seal(&secrets.encode(), guid)
+            .map_err(|e| DirError::UnwillingToPerform(format!("sealing the password: {e}")))
+    }
+
+    /// The stored secrets of an account, unsealed (`None` when it has no password).
+    pub fn stored_secrets<V: View>(&self, v: &V, id: u64) -> DirResult<Option<StoredSecrets>> {
+        let Some(sealed) = v.values(id, SECRETS_ATTR)?.into_iter().next() else {
+            return Ok(None);
+        };
+        let Some(key) = self.secret_key() else {
+            return Ok(None);
+        };
+        let guid = v
+            .values(id, "objectGUID")?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let plain = key
+            .open(&sealed, &guid)
+            .map_err(|e| DirError::UnwillingToPerform(format!("stored secrets of {id}: {e}")))?;
+        StoredSecrets::decode(&plain)
+            .map(Some)
+            .map_err(|e| DirError::UnwillingToPerform(format!("stored secrets of {id}: {e}")))
+    }
+
+    /// On add: a password given as `unicodePwd` or `userPassword` becomes sealed secrets
+    /// (checked against the domain's policy; a new account has no history).
+    pub(crate) fn take_new_password(
+        &self,
+        w: &DbWrite<'_, B>,
+        req: &Request,
+        attrs: &mut Attrs,
+        guid: &[u8; 16],
+        existing: Option<u64>,
+    ) -> DirResult<()> {
+        let mut given = None;
+        for attr in ["unicodePwd", "userPassword"] {
+            if let Some(v) = attrs.get(attr).map(<[Vec<u8>]>::to_vec) {
+                attrs.set(attr, Vec::new());
+                if let Some(first) = v.first() {
+                    given = Some(password_of(attr, first)?);
+                }
+            }
+        }
+        let Some(password) = given else {
+            return Ok(());
+        };
+        self.require_encryption(req)?;
+        let policy = self.domain_policy(w)?;
+        let sam = attrs
+            .get("sAMAccountName")
+            .and_then(|v| v.first())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .unwrap_or_default();
+        let display = attrs
+            .get("displayName")
+            .and_then(|v| v.first())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .unwrap_or_default();
+        if !req.caller.is_system() {
+            policy
+                .check_new_password(&password, &sam, &display, None)
+                .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        }
+        let _ = existing;
+        let secrets = StoredSecrets::from_password(&password)
+            .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
+        attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
+        attrs.set(
+            "pwdLastSet",
+            vec![ad_time_from_unix(now_secs() as i64)
+                .to_string()
+                .into_bytes()],
+        );
+        Ok(())
+    }
+
+    /// On modify: the password modifications of a request, turned into the changes to
+    /// store (sealed secrets, pwdLastSet). Empty when the request changes no password.
+    pub(crate) fn password_changes(
+        &self,
+        w: &DbWrite<'_, B>,
+        req: &Request,
+        id: u64,
+        mods: &[&Modification],
+    ) -> DirResult<Vec<Modification>> {
+        if mods.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.require_encryption(req)?;
+        let mut old = None;
+        let mut new = None;
+        for m in mods {
+            let value = m
+                .values
+                .first()
+                .map(|v| password_of(&m.attr, v))
+                .transpose()?;
+            match m.op {
+                ModifyOp::Replace if req.caller.is_admin() => new = value,
+                ModifyOp::Delete => old = value,
+                ModifyOp::Add => new = value,
+                _ => {
+                    return Err(DirError::UnwillingToPerform(
+                        "a password is replaced by an administrator, or changed by deleting \
+                         the old value and adding the new one"
+                            .into(),
+                    ))
+                }
+            }
+        }
+        let new =
+            new.ok_or_else(|| DirError::UnwillingToPerform("no new password given".into()))?;
+        let current = self.stored_secrets(w, id)?;
+        let policy = resultant_policy(w, self, id)?;
+        let sam = w.text(id, "sAMAccountName")?.unwrap_or_default();
+        let display = w.text(id, "displayName")?.unwrap_or_default();
+        let change = old.is_some() || !req.caller.is_admin();
+        if change {
+            let old = old.ok_or_else(|| {
+                DirError::ConstraintViolation("the old password must be given".into())
+            })?;
+            let ok = current.as_ref().is_some_and(|s| s.verify(&old));
+            if !ok {
+                return Err(DirError::ConstraintViolation(
+                    "00000056: AtrErr: DSID-03191083, #1: 0: 00000056: problem 1005 \
+                     (CONSTRAINT_ATT_TYPE), data 0, Att 9005a (unicodePwd): the old password \
+                     is wrong"
+                        .into(),
+                ));
+            }
+            let last = w.int(id, "pwdLastSet")?.unwrap_or(0);
+            policy
+                .check_min_age(last, ad_time_from_unix(now_secs() as i64))
+                .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        }
+        let history = if change { current.as_ref() } else { None };
+        if !req.caller.is_system() {
+            policy
+                .check_new_password(&new, &sam, &display, history)
+                .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        }
+        let secrets = match &current {
+            Some(c) => c.with_new_password(&new, policy.history_length),
+            None => StoredSecrets::from_password(&new),
+        }
+        .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
+        let guid = w
+            .values(id, "objectGUID")?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let sealed = self.seal(&secrets, &guid)?;
+        let now = ad_time_from_unix(now_secs() as i64).to_string();
+        Ok(vec![
+            Modification {
+                op: ModifyOp::Replace,
+                attr: SECRETS_ATTR.to_string(),
+                values: vec![sealed],
+            },
+            Modification::new(ModifyOp::Replace, "pwdLastSet", &[&now]),
+        ])
+    }
+
+    /// The domain's own password policy (the domain object's attributes).
+    pub(crate) fn domain_policy<V: View>(&self, v: &V) -> DirResult<PasswordPolicy> {
+        let Some(domain) = self.domain() else {
+            return Ok(PasswordPolicy::default());
+        };
+        policy_from(v, domain.domain_id, false)
+    }
+}
+
+/// A policy from the attributes of a domain object or a password settings object.
+pub(crate) fn policy_from<V: View>(v: &V, id: u64, pso: bool) -> DirResult<PasswordPolicy> {
+    let names: &[&str] = if pso {
+        &[
+            "msDS-MinimumPasswordLength",
+            "msDS-PasswordComplexityEnabled",
+            "msDS-PasswordHistoryLength",
+            "msDS-MinimumPasswordAge",
+            "msDS-MaximumPasswordAge",
+            "msDS-LockoutThreshold",
+            "msDS-LockoutDuration",
+            "msDS-LockoutObservationWindow",
+        ]
+    } else {
+        &[
+            "minPwdLength",
+            "pwdProperties",
+            "pwdHistoryLength",
+            "minPwdAge",
+            "maxPwdAge",
+            "lockoutThreshold",
+            "lockoutDuration",
+            "lockOutObservationWindow",
+        ]
+    };
+    let mut map = std::collections::HashMap::new();
+    for n in names {
+        if let Some(t) = v.text(id, n)? {
+            map.insert(n.to_string(), t);
+        }
+    }
+    let r = if pso {
+        PasswordPolicy::from_password_settings(&map)
+    } else {
+        PasswordPolicy::from_domain_attributes(&map)
+    };
+    r.map_err(|e| DirError::UnwillingToPerform(format!("password policy of {id}: {e}")))
+}
+
+/// Whether a modification touches a password attribute.
+pub(crate) fn touches_password(m: &Modification) -> bool {
+    is_password_attr(&m.attr)
+}

@@ -1,0 +1,359 @@
+//! Deleting and renaming. In a domain a deleted object becomes a tombstone the AD way:
+//! its links removed, most attributes stripped (those whose `searchFlags` say
+//! preserve-on-delete stay), `isDeleted` set, `lastKnownParent` kept, renamed to
+//! `<name>\0ADEL:<GUID>` and moved to `CN=Deleted Objects` of its naming context, where
+//! the collector purges it after the tombstone lifetime.
+
+use kauri_db::syntax::{generalized_time, guid_to_string};
+use kauri_db::{DbWrite, Dn, Modification, ModifyOp, Rdn};
+use kauri_kv::Backend;
+
+use super::access::Access;
+use super::add::attribute_def;
+use super::classes::SchemaSnapshot;
+use super::error::{DirError, DirResult};
+use super::info::DomainInfo;
+use super::view::View;
+use super::{now_secs, Directory, Request};
+use crate::schema::FPRESERVEONDELETE;
+
+/// `systemFlags` bit: the object cannot be deleted.
+const FLAG_DISALLOW_DELETE: u32 = 0x8000_0000;
+/// Days a tombstone is kept when the forest does not say (MS-ADTS 6.1.1.2.4.1.3).
+pub const DEFAULT_TOMBSTONE_LIFETIME_DAYS: u64 = 180;
+
+/// Attributes a tombstone keeps whatever their searchFlags (MS-ADTS 3.1.1.5.5.1.1).
+const KEPT_ON_DELETE: &[&str] = &[
+    "attributeid",
+    "attributesyntax",
+    "dnreferenceupdate",
+    "dnshostname",
+    "flatname",
+    "governsid",
+    "grouptype",
+    "instancetype",
+    "ldapdisplayname",
+    "legacyexchangedn",
+    "ms-ds-creatorsid",
+    "msmqownerid",
+    "ncname",
+    "objectclass",
+    "objectguid",
+    "objectsid",
+    "omsyntax",
+    "proxiedobjectname",
+    "name",
+    "ntsecuritydescriptor",
+    "samaccountname",
+    "securityidentifier",
+    "sidhistory",
+    "subclassof",
+    "systemflags",
+    "trustpartner",
+    "trustdirection",
+    "trusttype",
+    "trustattributes",
+    "useraccountcontrol",
+    "usnchanged",
+    "usncreated",
+    "whencreated",
+    "whenchanged",
+    "isdeleted",
+    "lastknownparent",
+    "cn",
+];
+
+impl<B: Backend> Directory<B> {
+    /// Deletes an entry (with `tree`, its subtree): tombstones in a domain, plain removal
+    /// otherwise.
+    pub(crate) fn delete(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        dn: &Dn,
+        tree: bool,
+    ) -> DirResult<()> {
+        Access::of(&req.caller).may_change_tree()?;
+        let Some(domain) = self.domain() else {
+            w.delete(dn, tree)?;
+            return Ok(());
+        };
+        let id = w.id_of(dn)?.ok_or_else(|| {
+            DirError::NoSuchObject(format!(
+                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
+            ))
+        })?;
+        let children = w.children(id)?;
+        if !children.is_empty() && !tree {
+            return Err(DirError::Db(kauri_db::DbError::NotAllowedOnNonLeaf(
+                format!(
+                    "00002015: SvcErr: DSID-031A11E9, problem 5003 (WILL_NOT_PERFORM): {dn} has \
+                 children"
+                ),
+            )));
+        }
+        // Children first, so each moves out of a parent that still exists.
+        let mut order = vec![id];
+        let mut i = 0;
+        while let Some(&cur) = order.get(i) {
+            order.extend(w.children(cur)?);
+            i += 1;
+        }
+        let snap = self.schema();
+        for &victim in order.iter().rev() {
+            self.tombstone(w, &snap, &domain, victim, req.caller.is_system())?;
+        }
+        Ok(())
+    }
+
+    /// Turns one object into a tombstone.
+    fn tombstone(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        snap: &SchemaSnapshot,
+        domain: &DomainInfo,
+        id: u64,
+        system: bool,
+    ) -> DirResult<()> {
+        let dn = Dn::parse(&w.dn_of(id)?)
+            .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+        if w.text(id, "isDeleted")?
+            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
+        {
+            return Err(DirError::UnwillingToPerform(format!(
+                "{dn} is already deleted"
+            )));
+        }
+        let flags = w
+            .int(id, "systemFlags")?
+            .map(|f| f as u32)
+            .unwrap_or_default();
+        let is_head = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
+            .iter()
+            .any(|nc| **nc == dn);
+        if !system && (flags & FLAG_DISALLOW_DELETE != 0 || is_head) {
+            return Err(DirError::UnwillingToPerform(format!(
+                "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a system object \
+                 that cannot be deleted"
+            )));
+        }
+        let graveyard = domain
+            .deleted_objects_of(&dn)
+            .ok_or_else(|| DirError::UnwillingToPerform("no Deleted Objects container".into()))?;
+        if dn == graveyard {
+            return Err(DirError::UnwillingToPerform(
+                "the Deleted Objects container cannot be deleted".into(),
+            ));
+        }
+        if w.id_of(&graveyard)?.is_none() {
+            // A naming context without a Deleted Objects container: remove outright.
+            w.delete(&dn, false)?;
+            return Ok(());
+        }
+        let parent = dn.parent().unwrap_or_else(Dn::root);
+        let guid = w
+            .values(id, "objectGUID")?
+            .into_iter()
+            .next()
+            .and_then(|g| <[u8; 16]>::try_from(g.as_slice()).ok());
+        // Links go first: a tombstone is in no group and has no members.
+        let touched = w.remove_all_links(id)?;
+        for other in touched {
+            w.touch(other)?;
+        }
+        let names: Vec<String> = match w.record(id)? {
+            Some(rec) => rec.attrs().map(|a| a.id).collect::<Vec<u32>>(),
+            None => Vec::new(),
+        }
+        .into_iter()
+        .filter_map(|a| w.attribute_name(a))
+        .collect();
+        let rdn_attrs: Vec<String> = dn
+            .rdn()
+            .map(|r| {
+                r.avas()
+                    .iter()
+                    .map(|a| a.attr.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut mods = Vec::new();
+        for name in names {
+            let lower = name.to_ascii_lowercase();
+            // The naming attribute changes with the rename below.
+            if KEPT_ON_DELETE.contains(&lower.as_str()) || rdn_attrs.contains(&lower) {
+                continue;
+            }
+            let preserve = attribute_def(&snap.schema, &name)
+                .map(|d| d.search_flags & FPRESERVEONDELETE != 0)
+                .unwrap_or(false);
+            if !preserve {
+                mods.push(Modification {
+                    op: ModifyOp::Delete,
+                    attr: name,
+                    values: Vec::new(),
+                });
+            }
+        }
+        let now = generalized_time(now_secs());
+        mods.push(Modification::new(ModifyOp::Replace, "isDeleted", &["TRUE"]));
+        mods.push(Modification::new(
+            ModifyOp::Replace,
+            "lastKnownParent",
+            &[&parent.to_string()],
+        ));
+        mods.push(Modification::new(ModifyOp::Replace, "whenChanged", &[&now]));
+        w.modify(&dn, &mods)?;
+        // The name: `<value>\nDEL:<guid>`, below CN=Deleted Objects.
+        let rdn = dn
+            .rdn()
+            .cloned()
+            .ok_or_else(|| DirError::UnwillingToPerform("cannot delete the root".into()))?;
+        let (attr, value) = rdn
+            .avas()
+            .first()
+            .map(|a| (a.attr.clone(), a.value.clone()))
+            .unwrap_or_default();
+        let guid_text = guid.map(|g| guid_to_string(&g)).unwrap_or_default();
+        let mangled = format!("{value}\nDEL:{guid_text}");
+        let new_rdn = Rdn::new(&attr, &mangled)
+            .map_err(|e| DirError::UnwillingToPerform(format!("tombstone name: {e}")))?;
+        w.rename(&dn, &new_rdn, true, Some(&graveyard))?;
+        let new_dn = graveyard.child(new_rdn);
+        w.modify(
+            &new_dn,
+            &[Modification::new(ModifyOp::Replace, "name", &[&mangled])],
+        )?;
+        Ok(())
+    }
+
+    /// Renames or moves an entry: the naming attribute of its class, a parent its class
+    /// may live below, `name` and `whenChanged` following.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn rename(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+        dn: &Dn,
+        new_rdn: &Rdn,
+        delete_old_rdn: bool,
+        new_parent: Option<&Dn>,
+    ) -> DirResult<()> {
+        Access::of(&req.caller).may_change_tree()?;
+        let Some(domain) = self.domain() else {
+            w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
+            return Ok(());
+        };
+        let id = w.id_of(dn)?.ok_or_else(|| {
+            DirError::NoSuchObject(format!(
+                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
+            ))
+        })?;
+        let classes: Vec<String> = w
+            .values(id, "objectClass")?
+            .iter()
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        let refs: Vec<&str> = classes.iter().map(String::as_str).collect();
+        let set = snap.class_set(&refs)?;
+        let rdn_attr = new_rdn
+            .avas()
+            .first()
+            .map(|a| a.attr.clone())
+            .unwrap_or_default();
+        let def = attribute_def(&snap.schema, &rdn_attr)?;
+        if def.ldap_name.to_ascii_lowercase() != set.rdn_attr && !req.caller.is_system() {
+            return Err(DirError::NamingViolation(format!(
+                "00002073: NameErr: problem 2005 (NAMING_VIOLATION): objects of class {} are \
+                 named by {}",
+                set.structural, set.rdn_attr
+            )));
+        }
+        let target_parent = match new_parent {
+            Some(p) => p.clone(),
+            None => dn.parent().unwrap_or_else(Dn::root),
+        };
+        if let Some(p) = new_parent {
+            if domain.deleted_objects_of(p).as_ref() == Some(p) && !req.caller.is_system() {
+                return Err(DirError::UnwillingToPerform(
+                    "objects are moved to Deleted Objects by deleting them".into(),
+                ));
+            }
+            let pid = w
+                .id_of(p)?
+                .ok_or_else(|| DirError::NoSuchObject(format!("new parent {p} does not exist")))?;
+            let parent_classes = w.values(pid, "objectClass")?;
+            let allowed = parent_classes.iter().any(|c| {
+                set.poss_superiors
+                    .contains(&String::from_utf8_lossy(c).to_ascii_lowercase())
+            });
+            if !allowed && !req.caller.is_system() {
+                return Err(DirError::NamingViolation(format!(
+                    "00002099: NameErr: problem 2005 (NAMING_VIOLATION): an object of class {} \
+                     cannot be moved below {p}",
+                    set.structural
+                )));
+            }
+        }
+        w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
+        let new_dn = target_parent.child(new_rdn.clone());
+        let name = new_rdn
+            .avas()
+            .first()
+            .map(|a| a.value.clone())
+            .unwrap_or_default();
+        w.modify(
+            &new_dn,
+            &[
+                Modification::new(ModifyOp::Replace, "name", &[&name]),
+                Modification::new(
+                    ModifyOp::Replace,
+                    "whenChanged",
+                    &[&generalized_time(now_secs())],
+                ),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Purges tombstones older than the forest's tombstone lifetime; returns how many.
+    /// Runs as the server, in the writer's transaction.
+    pub fn collect_tombstones(&self, w: &mut DbWrite<'_, B>) -> DirResult<usize> {
+        let Some(domain) = self.domain() else {
+            return Ok(0);
+        };
+        let lifetime_days = Rdn::parse("CN=Directory Service")
+            .ok()
+            .zip(Rdn::parse("CN=Windows NT").ok())
+            .zip(Rdn::parse("CN=Services").ok())
+            .map(|((ds, nt), services)| domain.config_dn.child(services).child(nt).child(ds))
+            .and_then(|dn| w.id_of(&dn).ok().flatten())
+            .and_then(|id| w.int(id, "tombstoneLifetime").ok().flatten())
+            .and_then(|d| u64::try_from(d).ok())
+            .filter(|d| *d > 0)
+            .unwrap_or(DEFAULT_TOMBSTONE_LIFETIME_DAYS);
+        let cutoff = now_secs().saturating_sub(lifetime_days * 86_400);
+        let cutoff_text = generalized_time(cutoff);
+        let mut purged = 0;
+        for nc in [&domain.domain_dn, &domain.config_dn] {
+            let Some(graveyard) = domain.deleted_objects_of(nc) else {
+                continue;
+            };
+            let Some(gid) = w.id_of(&graveyard)? else {
+                continue;
+            };
+            for child in w.children(gid)? {
+                let changed = w.text(child, "whenChanged")?.unwrap_or_default();
+                // GeneralizedTime texts of one form order as their times.
+                if !changed.is_empty() && changed < cutoff_text {
+                    let dn = Dn::parse(&w.dn_of(child)?)
+                        .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+                    w.delete(&dn, true)?;
+                    purged += 1;
+                }
+            }
+        }
+        Ok(purged)
+    }
+}

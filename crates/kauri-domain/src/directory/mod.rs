@@ -1,0 +1,237 @@
+//! The directory service: every change a client asks for passes through here on its way
+//! to the database, and leaves validated against the schema, completed with what the
+//! server assigns (GUIDs, SIDs, times, account types), checked against the access policy,
+//! and with AD's side effects (links, tombstones, password hashes) in the same
+//! transaction.
+//!
+//! A [`Directory`] holds the database, the schema as an immutable snapshot (replaced
+//! whole after a schema change commits, never re-read per request) and what it knows
+//! about the domain it serves ([`DomainInfo`]).
+
+mod access;
+mod add;
+pub mod classes;
+mod credentials;
+mod delete;
+pub mod error;
+mod info;
+mod modify;
+pub mod principal;
+mod setup;
+mod token;
+pub mod view;
+
+use std::sync::Arc;
+
+use kauri_db::{Db, DbWrite, Dn, Entry, Modification, Rdn};
+use kauri_kv::Backend;
+use parking_lot::{Mutex, RwLock};
+
+pub use access::{is_secret, Access};
+pub use caller::{Account, Caller};
+pub use classes::{ClassSet, SchemaSnapshot};
+pub use error::{DirError, DirResult};
+pub use info::DomainInfo;
+pub use setup::{stored_schema, Provisioned};
+pub use token::{resultant_policy, resultant_pso, token_groups};
+
+use crate::password::SecretKey;
+use crate::schema::Schema;
+
+mod caller;
+
+/// One change a client (or the server itself) asks for.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// Add an entry.
+    Add(Entry),
+    /// Modify an entry; `permissive` is the permissive-modify control.
+    Modify {
+        /// The entry.
+        dn: Dn,
+        /// The changes, all or nothing.
+        mods: Vec<Modification>,
+        /// Adding a present or deleting an absent value is not an error.
+        permissive: bool,
+    },
+    /// Delete an entry (leaving a tombstone in a domain); `tree` is the tree-delete
+    /// control.
+    Delete {
+        /// The entry.
+        dn: Dn,
+        /// Delete everything below it too.
+        tree: bool,
+    },
+    /// Rename and/or move an entry.
+    Rename {
+        /// The entry.
+        dn: Dn,
+        /// Its new RDN.
+        new_rdn: Rdn,
+        /// Remove the old RDN values.
+        delete_old_rdn: bool,
+        /// The new parent, for a move.
+        new_parent: Option<Dn>,
+    },
+}
+
+/// A change with what the policy needs to know about how it arrived.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Who asks.
+    pub caller: Caller,
+    /// Whether the connection is encrypted (TLS, or the local socket): passwords travel
+    /// only over such connections.
+    pub encrypted: bool,
+    /// What to change.
+    pub change: Change,
+}
+
+/// The directory service over one database.
+pub struct Directory<B: Backend> {
+    db: Arc<Db<B>>,
+    schema: RwLock<Arc<SchemaSnapshot>>,
+    /// The schema as extended by changes not yet committed (the writer's working copy).
+    pending: Mutex<Option<Arc<SchemaSnapshot>>>,
+    domain: RwLock<Option<Arc<DomainInfo>>>,
+    key: Option<SecretKey>,
+}
+
+impl<B: Backend> Directory<B> {
+    /// A directory over `db`, validating against `schema`. The domain (if the database
+    /// holds one) is discovered from the data; `key` seals password hashes.
+    pub fn new(db: Arc<Db<B>>, schema: Schema, key: Option<SecretKey>) -> DirResult<Directory<B>> {
+        let dir = Directory {
+            db,
+            schema: RwLock::new(Arc::new(SchemaSnapshot::new(schema))),
+            pending: Mutex::new(None),
+            domain: RwLock::new(None),
+            key,
+        };
+        dir.rediscover()?;
+        Ok(dir)
+    }
+
+    /// The database.
+    pub fn db(&self) -> &Arc<Db<B>> {
+        &self.db
+    }
+
+    /// The schema snapshot requests validate against now.
+    pub fn schema(&self) -> Arc<SchemaSnapshot> {
+        self.schema.read().clone()
+    }
+
+    /// The domain this directory serves, if it holds one.
+    pub fn domain(&self) -> Option<Arc<DomainInfo>> {
+        self.domain.read().clone()
+    }
+
+    /// The key that seals password hashes.
+    pub fn secret_key(&self) -> Option<&SecretKey> {
+        self.key.as_ref()
+    }
+
+    /// Looks at the data again for the domain (after provisioning).
+    pub fn rediscover(&self) -> DirResult<()> {
+        let snap = self.db.read()?;
+        *self.domain.write() = DomainInfo::discover(&snap)?.map(Arc::new);
+        Ok(())
+    }
+
+    /// Applies one request inside the writer's transaction, in a nested transaction of
+    /// its own: on error nothing of it remains.
+    pub fn apply(&self, w: &mut DbWrite<'_, B>, req: &Request) -> DirResult<()> {
+        w.begin_nested()?;
+        let pending_before = self.pending.lock().clone();
+        match self.apply_inner(w, req) {
+            Ok(()) => {
+                w.commit_nested()?;
+                Ok(())
+            }
+            Err(e) => {
+                w.abort_nested()?;
+                *self.pending.lock() = pending_before;
+                Err(e)
+            }
+        }
+    }
+
+    fn apply_inner(&self, w: &mut DbWrite<'_, B>, req: &Request) -> DirResult<()> {
+        let snap = self.working_schema();
+        match &req.change {
+            Change::Add(e) => self.add(w, req, &snap, e.clone()).map(|_| ()),
+            Change::Modify {
+                dn,
+                mods,
+                permissive,
+            } => self.modify(w, req, &snap, dn, mods, *permissive),
+            Change::Delete { dn, tree } => self.delete(w, req, dn, *tree),
+            Change::Rename {
+                dn,
+                new_rdn,
+                delete_old_rdn,
+                new_parent,
+            } => self.rename(
+                w,
+                req,
+                &snap,
+                dn,
+                new_rdn,
+                *delete_old_rdn,
+                new_parent.as_ref(),
+            ),
+        }
+    }
+
+    /// The schema changes validate against: the published snapshot, or the working copy
+    /// when earlier changes of this transaction extended it.
+    fn working_schema(&self) -> Arc<SchemaSnapshot> {
+        match self.pending.lock().as_ref() {
+            Some(s) => s.clone(),
+            None => self.schema(),
+        }
+    }
+
+    /// Called by the writer after a commit: publishes schema definitions the committed
+    /// changes added (a new snapshot, and a database configuration that knows the new
+    /// attributes' syntaxes, indexes and links).
+    pub fn after_commit(&self) -> DirResult<()> {
+        let Some(snap) = self.pending.lock().take() else {
+            return Ok(());
+        };
+        self.db.replace_config(snap.schema.db_config())?;
+        *self.schema.write() = snap;
+        Ok(())
+    }
+
+    /// Called by the writer when a commit failed: schema definitions of the lost changes
+    /// are forgotten.
+    pub fn after_abort(&self) {
+        self.pending.lock().take();
+    }
+
+    /// Forces the published schema to include everything committed (the root DSE's
+    /// `schemaUpdateNow`).
+    pub fn schema_update_now(&self) -> DirResult<()> {
+        self.after_commit()
+    }
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Sixteen random bytes: a new objectGUID (RFC 4122 version 4 layout).
+pub(crate) fn new_guid() -> DirResult<[u8; 16]> {
+    let mut g = [0u8; 16];
+    getrandom::fill(&mut g)
+        .map_err(|e| DirError::UnwillingToPerform(format!("no randomness for a GUID: {e}")))?;
+    g[7] = (g[7] & 0x0f) | 0x40;
+    g[8] = (g[8] & 0x3f) | 0x80;
+    Ok(g)
+}

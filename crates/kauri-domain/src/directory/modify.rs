@@ -1,0 +1,357 @@
+//! Modifying an entry: every attribute checked against the schema and against what the
+//! entry's classes allow after the change, principals kept consistent (account types
+//! follow `userAccountControl` and `groupType`, names stay unique, groups nest by AD's
+//! rules), passwords turned into stored secrets, and `whenChanged` moved.
+
+use std::collections::HashMap;
+
+use kauri_db::syntax::generalized_time;
+use kauri_db::{DbWrite, Dn, Modification, ModifyOp};
+use kauri_kv::Backend;
+
+use super::access::Access;
+use super::add::{attribute_def, check_nesting, check_values, check_writable, Attrs};
+use super::classes::SchemaSnapshot;
+use super::credentials::touches_password;
+use super::error::{DirError, DirResult};
+use super::principal::{self, Scope};
+use super::view::View;
+use super::{now_secs, Directory, Request};
+use crate::password::ad_time_from_unix;
+
+impl<B: Backend> Directory<B> {
+    /// Applies a modify request (see the module docs).
+    pub(crate) fn modify(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+        dn: &Dn,
+        mods: &[Modification],
+        permissive: bool,
+    ) -> DirResult<()> {
+        let id = w.id_of(dn)?.ok_or_else(|| {
+            DirError::NoSuchObject(format!(
+                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
+            ))
+        })?;
+        Access::of(&req.caller).may_modify(id, mods)?;
+        let system = req.caller.is_system();
+        let admin = req.caller.is_admin();
+        let schema = &snap.schema;
+        let current_oc: Vec<String> = w
+            .values(id, "objectClass")?
+            .iter()
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        let mut out: Vec<Modification> = Vec::with_capacity(mods.len() + 2);
+        let mut passwords: Vec<&Modification> = Vec::new();
+        let mut oc = current_oc.clone();
+        let mut oc_changed = false;
+        for m in mods {
+            let def = attribute_def(schema, &m.attr)?;
+            let name = def.ldap_name.clone();
+            let lower = name.to_ascii_lowercase();
+            if touches_password(m) {
+                passwords.push(m);
+                continue;
+            }
+            if lower == "objectclass" {
+                apply_names(&mut oc, m)?;
+                oc_changed = true;
+                continue;
+            }
+            if admin && (lower == "pwdlastset" || lower == "lockouttime") {
+                out.extend(account_switch(&lower, m)?);
+                continue;
+            }
+            check_writable(def, system)?;
+            if m.op != ModifyOp::Delete || !m.values.is_empty() {
+                check_values(def, &m.values)?;
+            }
+            out.push(Modification {
+                op: m.op,
+                attr: name,
+                values: m.values.clone(),
+            });
+        }
+        let old_set = {
+            let refs: Vec<&str> = current_oc.iter().map(String::as_str).collect();
+            snap.class_set(&refs)?
+        };
+        let set = if oc_changed {
+            let refs: Vec<&str> = oc.iter().map(String::as_str).collect();
+            let new_set = snap.class_set(&refs)?;
+            if new_set.structural != old_set.structural {
+                return Err(DirError::ObjectClassModsProhibited(format!(
+                    "the structural class {} of {dn} cannot change",
+                    old_set.structural
+                )));
+            }
+            out.push(Modification {
+                op: ModifyOp::Replace,
+                attr: "objectClass".into(),
+                values: new_set
+                    .object_classes
+                    .iter()
+                    .map(|c| c.as_bytes().to_vec())
+                    .collect(),
+            });
+            new_set
+        } else {
+            old_set
+        };
+        // The entry after the change: counts of the touched attributes.
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for m in &out {
+            let lower = m.attr.to_ascii_lowercase();
+            let now = match counts.get(&lower) {
+                Some(n) => *n,
+                None => {
+                    let stored = w.values(id, &m.attr)?.len();
+                    if stored > 0 {
+                        stored
+                    } else {
+                        w.links(id, &m.attr)?.len()
+                    }
+                }
+            };
+            let after = match m.op {
+                ModifyOp::Replace => m.values.len(),
+                ModifyOp::Add => now + m.values.len(),
+                ModifyOp::Delete if m.values.is_empty() => 0,
+                ModifyOp::Delete => now.saturating_sub(m.values.len()),
+                ModifyOp::Increment => now,
+            };
+            counts.insert(lower, after);
+        }
+        for (lower, n) in &counts {
+            let def = attribute_def(schema, lower)?;
+            if *n == 0 && set.must.contains(lower) {
+                return Err(DirError::ObjectClassViolation(format!(
+                    "00002014: objectclass_attrs: attribute '{}' is mandatory for an object \
+                     of class {}",
+                    def.ldap_name, set.structural
+                )));
+            }
+            if *n > 0 && !set.allowed.contains(lower) {
+                return Err(DirError::ObjectClassViolation(format!(
+                    "0000207D: objectclass_attrs: attribute '{}' is not allowed on an object \
+                     of class {}",
+                    def.ldap_name, set.structural
+                )));
+            }
+            if *n > 1 && def.single_valued {
+                return Err(DirError::ConstraintViolation(format!(
+                    "{} is single-valued",
+                    def.ldap_name
+                )));
+            }
+        }
+        if oc_changed {
+            // Every attribute the entry keeps must still be allowed.
+            let stored: Vec<u32> = match w.record(id)? {
+                Some(rec) => rec.attrs().map(|a| a.id).collect(),
+                None => Vec::new(),
+            };
+            for aid in stored {
+                let Some(lower) = w.attribute_name(aid).map(|n| n.to_ascii_lowercase()) else {
+                    continue;
+                };
+                let kept = counts.get(&lower).is_none_or(|n| *n > 0);
+                if kept && !set.allowed.contains(&lower) && !is_server_kept(&lower) {
+                    return Err(DirError::ObjectClassViolation(format!(
+                        "0000207D: objectclass_attrs: attribute '{lower}' is not allowed on                          an object of class {} without the classes removed",
+                        set.structural
+                    )));
+                }
+            }
+        }
+        // Principals stay consistent.
+        if let Some(domain) = self.domain() {
+            if set.is("user") || set.is("group") {
+                self.principal_changes(w, id, &set, &mut out, system, &domain.sid)?;
+            }
+        }
+        out.extend(self.password_changes(w, req, id, &passwords)?);
+        if out.is_empty() {
+            return Ok(());
+        }
+        out.push(Modification::new(
+            ModifyOp::Replace,
+            "whenChanged",
+            &[&generalized_time(now_secs())],
+        ));
+        if permissive {
+            w.modify_permissive(dn, &out)?;
+        } else {
+            w.modify(dn, &out)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps a principal consistent with a modification: unique names, account types
+    /// that follow `userAccountControl` and `groupType`, group nesting.
+    fn principal_changes(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        id: u64,
+        set: &super::ClassSet,
+        out: &mut Vec<Modification>,
+        system: bool,
+        domain_sid: &crate::sid::Sid,
+    ) -> DirResult<()> {
+        let mut attrs = Attrs::new();
+        let mut touched = false;
+        for m in out.iter() {
+            let lower = m.attr.to_ascii_lowercase();
+            let relevant = matches!(
+                lower.as_str(),
+                "samaccountname" | "userprincipalname" | "useraccountcontrol" | "grouptype"
+            );
+            if relevant && m.op != ModifyOp::Delete {
+                attrs.set(&m.attr, m.values.clone());
+                touched = true;
+            }
+        }
+        if touched {
+            // Values not changed keep what the entry has, so derived ones stay right.
+            for a in ["userAccountControl", "groupType"] {
+                if attrs.get(a).is_none() {
+                    let v = w.values(id, a)?;
+                    if !v.is_empty() {
+                        attrs.set(a, v);
+                    }
+                }
+            }
+            self.principal_defaults(w, &mut attrs, set, domain_sid, system, Some(id))?;
+            for (name, values) in attrs.list.iter() {
+                let lower = name.to_ascii_lowercase();
+                if matches!(
+                    lower.as_str(),
+                    "useraccountcontrol" | "grouptype" | "samaccounttype"
+                ) {
+                    out.retain(|m| !m.attr.eq_ignore_ascii_case(name));
+                    out.push(Modification {
+                        op: ModifyOp::Replace,
+                        attr: name.clone(),
+                        values: values.clone(),
+                    });
+                }
+            }
+        }
+        if set.is("group") {
+            let added: Vec<Vec<u8>> = out
+                .iter()
+                .filter(|m| m.attr.eq_ignore_ascii_case("member") && m.op != ModifyOp::Delete)
+                .flat_map(|m| m.values.clone())
+                .collect();
+            if !added.is_empty() {
+                let scope = group_scope_of(w, id)?;
+                if let Some(scope) = scope {
+                    check_nesting(w, scope, &added)?;
+                }
+            }
+        }
+        if let Some(m) = out
+            .iter()
+            .find(|m| m.attr.eq_ignore_ascii_case("primaryGroupID") && m.op != ModifyOp::Delete)
+        {
+            let rid: u32 = m
+                .values
+                .first()
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|t| t.trim().parse().ok())
+                .ok_or_else(|| {
+                    DirError::InvalidAttributeSyntax("primaryGroupID must be a RID".into())
+                })?;
+            let sid = domain_sid.with_rid(rid);
+            let group = w.find("objectSid", &sid.to_bytes())?.into_iter().next();
+            let member = match group {
+                Some(g) => w.links(id, "memberOf")?.contains(&g),
+                None => false,
+            };
+            if !member {
+                return Err(DirError::UnwillingToPerform(format!(
+                    "0000052C: the account must be a member of the group with RID {rid} to \
+                     make it its primary group"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Attributes the database keeps on every record whatever its classes say.
+fn is_server_kept(lower: &str) -> bool {
+    matches!(lower, "usncreated" | "usnchanged")
+}
+
+/// The scope of the group `id`, if it has a valid groupType.
+fn group_scope_of<B: Backend>(w: &DbWrite<'_, B>, id: u64) -> DirResult<Option<Scope>> {
+    w.values(id, "groupType")?
+        .first()
+        .and_then(|v| principal::parse_u32_bits(v))
+        .map(|b| principal::group_scope(b, true))
+        .transpose()
+}
+
+/// Applies an objectClass modification to the list of class names.
+fn apply_names(oc: &mut Vec<String>, m: &Modification) -> DirResult<()> {
+    let given: Vec<String> = m
+        .values
+        .iter()
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    match m.op {
+        ModifyOp::Add => oc.extend(given),
+        ModifyOp::Replace => *oc = given,
+        ModifyOp::Delete => oc.retain(|c| !given.iter().any(|g| g.eq_ignore_ascii_case(c))),
+        ModifyOp::Increment => {
+            return Err(DirError::ConstraintViolation(
+                "objectClass cannot be incremented".into(),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The account switches an administrator sets through server-owned attributes:
+/// `pwdLastSet` 0 (must change at next logon) or -1 (now), `lockoutTime` 0 (unlock).
+fn account_switch(lower: &str, m: &Modification) -> DirResult<Vec<Modification>> {
+    let value = m
+        .values
+        .first()
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map(str::trim);
+    let refuse = |what: &str| {
+        Err(DirError::UnwillingToPerform(format!(
+            "{what}: only {} may be written",
+            if lower == "pwdlastset" {
+                "0 or -1"
+            } else {
+                "0"
+            }
+        )))
+    };
+    if !matches!(m.op, ModifyOp::Replace | ModifyOp::Add) {
+        return refuse(lower);
+    }
+    match (lower, value) {
+        ("pwdlastset", Some("0")) => Ok(vec![Modification::new(
+            ModifyOp::Replace,
+            "pwdLastSet",
+            &["0"],
+        )]),
+        ("pwdlastset", Some("-1")) => Ok(vec![Modification::new(
+            ModifyOp::Replace,
+            "pwdLastSet",
+            &[&ad_time_from_unix(now_secs() as i64).to_string()],
+        )]),
+        ("lockouttime", Some("0")) => Ok(vec![
+            Modification::new(ModifyOp::Replace, "lockoutTime", &["0"]),
+            Modification::new(ModifyOp::Replace, "badPwdCount", &["0"]),
+        ]),
+        _ => refuse(lower),
+    }
+}

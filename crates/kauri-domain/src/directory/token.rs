@@ -1,0 +1,92 @@
+//! What an account's group memberships add up to: its token (tokenGroups — every group
+//! it belongs to, transitively, its primary group included) and the password policy
+//! that applies to it (the resultant password settings object, or the domain's).
+
+use std::collections::HashSet;
+
+use kauri_kv::Backend;
+
+use super::credentials::policy_from;
+use super::error::DirResult;
+use super::info::DomainInfo;
+use super::view::View;
+use super::Directory;
+use crate::password::PasswordPolicy;
+use crate::sid::Sid;
+
+/// The groups of an account, transitively, with their SIDs: its `memberOf` closure
+/// (cycles end the walk) plus its primary group and that group's own closure.
+pub fn token_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Vec<(u64, Sid)>> {
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut queue: Vec<u64> = v.links(id, "memberOf")?;
+    if let Some(rid) = v.int(id, "primaryGroupID")? {
+        let sid = domain.sid.with_rid(u32::try_from(rid).unwrap_or(0));
+        queue.extend(v.find("objectSid", &sid.to_bytes())?);
+    }
+    let mut out = Vec::new();
+    while let Some(g) = queue.pop() {
+        if g == id || !seen.insert(g) {
+            continue;
+        }
+        if let Some(sid) = v
+            .values(g, "objectSid")?
+            .first()
+            .and_then(|b| Sid::from_bytes(b).ok())
+        {
+            out.push((g, sid));
+        }
+        queue.extend(v.links(g, "memberOf")?);
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(out)
+}
+
+/// The password settings object that applies to an account (`msDS-ResultantPSO`): the
+/// one applied to the account itself with the lowest precedence, else the lowest among
+/// those applied to its groups; ties go to the smaller objectGUID.
+pub fn resultant_pso<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Option<u64>> {
+    let direct = v.links(id, "msDS-PSOApplied")?;
+    let candidates = if direct.is_empty() {
+        let mut all = Vec::new();
+        for (g, _) in token_groups(v, domain, id)? {
+            all.extend(v.links(g, "msDS-PSOApplied")?);
+        }
+        all
+    } else {
+        direct
+    };
+    let mut best: Option<(i64, Vec<u8>, u64)> = None;
+    for pso in candidates {
+        let precedence = v
+            .int(pso, "msDS-PasswordSettingsPrecedence")?
+            .unwrap_or(i64::MAX);
+        let guid = v
+            .values(pso, "objectGUID")?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let better = match &best {
+            None => true,
+            Some((p, g, _)) => (precedence, &guid) < (*p, g),
+        };
+        if better {
+            best = Some((precedence, guid, pso));
+        }
+    }
+    Ok(best.map(|(_, _, id)| id))
+}
+
+/// The password policy that applies to an account.
+pub fn resultant_policy<V: View, B: Backend>(
+    v: &V,
+    dir: &Directory<B>,
+    id: u64,
+) -> DirResult<PasswordPolicy> {
+    let Some(domain) = dir.domain() else {
+        return Ok(PasswordPolicy::default());
+    };
+    match resultant_pso(v, &domain, id)? {
+        Some(pso) => policy_from(v, pso, true),
+        None => dir.domain_policy(v),
+    }
+}

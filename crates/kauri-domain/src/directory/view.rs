@@ -1,0 +1,76 @@
+//! One way to read entries whether inside the write transaction (which sees its own
+//! changes) or on a read snapshot, so rules such as tokenGroups or the resultant password
+//! policy are written once.
+
+use kauri_db::{DbRead, DbWrite, Dn};
+use kauri_kv::Backend;
+
+use super::error::DirResult;
+
+/// Reads the directory: ids by DN, attribute values, links.
+pub trait View {
+    /// The id of an entry.
+    fn id_of(&self, dn: &Dn) -> DirResult<Option<u64>>;
+    /// The raw values of an attribute of a record (empty when absent).
+    fn values(&self, id: u64, attr: &str) -> DirResult<Vec<Vec<u8>>>;
+    /// The DN of a record.
+    fn dn_of(&self, id: u64) -> DirResult<String>;
+    /// The ids a linked attribute of `id` names (forward or back), in id order.
+    fn links(&self, id: u64, attr: &str) -> DirResult<Vec<u64>>;
+
+    /// The records holding `value` in an indexed attribute (empty when not indexed).
+    fn find(&self, attr: &str, value: &[u8]) -> DirResult<Vec<u64>>;
+
+    /// The first value of an attribute, as text.
+    fn text(&self, id: u64, attr: &str) -> DirResult<Option<String>> {
+        Ok(self
+            .values(id, attr)?
+            .into_iter()
+            .next()
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    /// The first value of an integer attribute.
+    fn int(&self, id: u64, attr: &str) -> DirResult<Option<i64>> {
+        Ok(self.text(id, attr)?.and_then(|t| t.trim().parse().ok()))
+    }
+}
+
+/// Both transaction kinds read the same way; only their types differ.
+macro_rules! view_impl {
+    ($t:ident) => {
+        impl<B: Backend> View for $t<'_, B> {
+            fn id_of(&self, dn: &Dn) -> DirResult<Option<u64>> {
+                Ok(self.lookup(dn)?.filter(|id| *id != 0))
+            }
+
+            fn values(&self, id: u64, attr: &str) -> DirResult<Vec<Vec<u8>>> {
+                let Some(aid) = self.stored_attr_id(attr) else {
+                    return Ok(Vec::new());
+                };
+                let Some(rec) = self.record(id)? else {
+                    return Ok(Vec::new());
+                };
+                Ok(rec
+                    .attr(aid)
+                    .map(|a| a.values().map(|v| v.raw.to_vec()).collect())
+                    .unwrap_or_default())
+            }
+
+            fn dn_of(&self, id: u64) -> DirResult<String> {
+                Ok(self.dn_string(id)?)
+            }
+
+            fn links(&self, id: u64, attr: &str) -> DirResult<Vec<u64>> {
+                Ok(self.linked_ids_by_name(id, attr)?.unwrap_or_default())
+            }
+
+            fn find(&self, attr: &str, value: &[u8]) -> DirResult<Vec<u64>> {
+                Ok(self.find_eq(attr, value)?.unwrap_or_default())
+            }
+        }
+    };
+}
+
+view_impl!(DbWrite);
+view_impl!(DbRead);
