@@ -778,3 +778,138 @@ fn schema_extension_at_run_time() {
         .with("oMSyntax", &["2"]);
     assert_eq!(add(&dir, admin(), dup), Err(53));
 }
+
+#[test]
+fn binds_and_account_rules() {
+    let dir = full();
+    let pw = |p: &str| {
+        vec![Modification {
+            op: ModifyOp::Replace,
+            attr: "unicodePwd".into(),
+            values: vec![encode_unicode_pwd(p)],
+        }]
+    };
+    add(
+        &dir,
+        admin(),
+        user("frank").with("userPrincipalName", &["frank@corp.example"]),
+    )
+    .unwrap();
+    let frank = format!("CN=frank,CN=Users,{DOMAIN}");
+    modify(&dir, admin(), &frank, pw("Fr4nk.Secret")).unwrap();
+    let code = |name: &str, p: &str| -> Result<Account, u32> {
+        let out = dir.authenticate(name, p).unwrap();
+        if let Some((d, mods)) = out.update {
+            run(
+                &dir,
+                Caller::System,
+                true,
+                Change::Modify {
+                    dn: d,
+                    mods,
+                    permissive: false,
+                },
+            )
+            .unwrap();
+        }
+        match out.result {
+            Ok(a) => Ok(a),
+            Err(f) => Err(f.data_code()),
+        }
+    };
+    // New accounts are disabled until enabled.
+    assert_eq!(code(&frank, "Fr4nk.Secret").unwrap_err(), 0x533);
+    modify(
+        &dir,
+        admin(),
+        &frank,
+        vec![Modification::new(
+            ModifyOp::Replace,
+            "userAccountControl",
+            &["512"],
+        )],
+    )
+    .unwrap();
+    for name in [
+        frank.as_str(),
+        "SAMDOM\\frank",
+        "frank@corp.example",
+        "frank@samdom.example.com",
+    ] {
+        let a = code(name, "Fr4nk.Secret").unwrap_or_else(|e| panic!("{name}: {e:x}"));
+        assert_eq!(a.dn.to_lowercase(), frank.to_lowercase());
+        assert!(!a.admin);
+    }
+    assert_eq!(code("OTHERDOM\\frank", "Fr4nk.Secret").unwrap_err(), 0x52e);
+    assert_eq!(code("nobody@samdom.example.com", "x").unwrap_err(), 0x52e);
+    // Must change at next logon.
+    modify(
+        &dir,
+        admin_account(&dir),
+        &frank,
+        vec![Modification::new(ModifyOp::Replace, "pwdLastSet", &["0"])],
+    )
+    .unwrap();
+    assert_eq!(code(&frank, "Fr4nk.Secret").unwrap_err(), 0x773);
+    modify(
+        &dir,
+        admin_account(&dir),
+        &frank,
+        vec![Modification::new(ModifyOp::Replace, "pwdLastSet", &["-1"])],
+    )
+    .unwrap();
+    // Expired account.
+    modify(
+        &dir,
+        admin(),
+        &frank,
+        vec![Modification::new(
+            ModifyOp::Replace,
+            "accountExpires",
+            &["1"],
+        )],
+    )
+    .unwrap();
+    assert_eq!(code(&frank, "Fr4nk.Secret").unwrap_err(), 0x701);
+    modify(
+        &dir,
+        admin(),
+        &frank,
+        vec![Modification::new(
+            ModifyOp::Replace,
+            "accountExpires",
+            &["0"],
+        )],
+    )
+    .unwrap();
+    // Lockout after three bad passwords; an administrator unlocks.
+    modify(
+        &dir,
+        admin(),
+        DOMAIN,
+        vec![Modification::new(
+            ModifyOp::Replace,
+            "lockoutThreshold",
+            &["3"],
+        )],
+    )
+    .unwrap();
+    for _ in 0..3 {
+        assert_eq!(code(&frank, "bad").unwrap_err(), 0x52e);
+    }
+    assert_eq!(text(&dir, &frank, "badPwdCount").as_deref(), Some("3"));
+    assert_eq!(code(&frank, "Fr4nk.Secret").unwrap_err(), 0x775);
+    modify(
+        &dir,
+        admin_account(&dir),
+        &frank,
+        vec![Modification::new(ModifyOp::Replace, "lockoutTime", &["0"])],
+    )
+    .unwrap();
+    code(&frank, "Fr4nk.Secret").unwrap();
+    assert_eq!(text(&dir, &frank, "badPwdCount").as_deref(), Some("0"));
+    assert!(text(&dir, &frank, "lastLogonTimestamp").is_some());
+    // Administrator's token makes it an administrator.
+    let a = code(&format!("CN=Administrator,CN=Users,{DOMAIN}"), PASSWORD).unwrap();
+    assert!(a.admin);
+}

@@ -10,6 +10,7 @@
 
 mod access;
 mod add;
+mod bind;
 pub mod classes;
 mod credentials;
 mod delete;
@@ -28,6 +29,7 @@ use kauri_kv::Backend;
 use parking_lot::{Mutex, RwLock};
 
 pub use access::{is_secret, Access};
+pub use bind::BindOutcome;
 pub use caller::{Account, Caller};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use error::{DirError, DirResult};
@@ -159,6 +161,9 @@ impl<B: Backend> Directory<B> {
 
     fn apply_inner(&self, w: &mut DbWrite<'_, B>, req: &Request) -> DirResult<()> {
         let snap = self.working_schema();
+        if self.domain().is_none() {
+            return self.apply_plain(w, req, &snap);
+        }
         match &req.change {
             Change::Add(e) => self.add(w, req, &snap, e.clone()).map(|_| ()),
             Change::Modify {
@@ -182,6 +187,61 @@ impl<B: Backend> Directory<B> {
                 new_parent.as_ref(),
             ),
         }
+    }
+
+    /// A directory without a domain is a plain LDAP directory: attributes must exist in
+    /// the schema, the caller must administer, and the database's own rules apply.
+    fn apply_plain(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+    ) -> DirResult<()> {
+        let defined = |name: &str| add::attribute_def(&snap.schema, name).map(|_| ());
+        match &req.change {
+            Change::Add(e) => {
+                Access::of(&req.caller).may_change_tree()?;
+                for (name, _) in &e.attrs {
+                    defined(name)?;
+                }
+                w.add(e.clone())?;
+            }
+            Change::Modify {
+                dn,
+                mods,
+                permissive,
+            } => {
+                if !req.caller.is_admin() {
+                    return Err(DirError::InsufficientAccess(
+                        "only an administrator may change the directory".into(),
+                    ));
+                }
+                for m in mods {
+                    defined(&m.attr)?;
+                }
+                if *permissive {
+                    w.modify_permissive(dn, mods)?;
+                } else {
+                    w.modify(dn, mods)?;
+                }
+            }
+            Change::Delete { dn, tree } => self.delete(w, req, dn, *tree)?,
+            Change::Rename {
+                dn,
+                new_rdn,
+                delete_old_rdn,
+                new_parent,
+            } => self.rename(
+                w,
+                req,
+                snap,
+                dn,
+                new_rdn,
+                *delete_old_rdn,
+                new_parent.as_ref(),
+            )?,
+        }
+        Ok(())
     }
 
     /// The schema changes validate against: the published snapshot, or the working copy

@@ -61,7 +61,7 @@ impl<B: Backend> Directory<B> {
                 oc_changed = true;
                 continue;
             }
-            if admin && (lower == "pwdlastset" || lower == "lockouttime") {
+            if admin && !system && (lower == "pwdlastset" || lower == "lockouttime") {
                 out.extend(account_switch(&lower, m)?);
                 continue;
             }

@@ -1,0 +1,185 @@
+//! Simple binds against the domain: the account named by DN, by userPrincipalName or by
+//! `DOMAIN\sAMAccountName`, its password checked against the stored secrets, and AD's
+//! account rules applied — lockout after repeated bad passwords, disabled and expired
+//! accounts, expired passwords and passwords that must change — each refused with AD's
+//! sub-code. The bookkeeping a bind causes (bad password counts, lockout, the last logon
+//! time) comes back as changes for the writer.
+
+use kauri_db::{DbRead, Dn, Modification, ModifyOp};
+use kauri_kv::Backend;
+
+use super::caller::Account;
+use super::error::DirResult;
+use super::principal::uac;
+use super::token::{resultant_policy, token_groups};
+use super::view::View;
+use super::{now_secs, Directory};
+use crate::password::{
+    ad_time_from_unix, is_expired, lockout_active, LogonFailure, AD_TICKS_PER_SECOND,
+};
+use crate::sid::{rid, Sid};
+
+/// How often `lastLogonTimestamp` is written at most (AD's default
+/// `msDS-LogonTimeSyncInterval`, 14 days, less a margin of up to 5 days).
+const LOGON_TIMESTAMP_INTERVAL_SECS: i64 = 9 * 86_400;
+
+/// The outcome of a bind.
+#[derive(Debug, Clone)]
+pub struct BindOutcome {
+    /// The account bound as, or why not.
+    pub result: Result<Account, LogonFailure>,
+    /// Bookkeeping to write (as the server), if any.
+    pub update: Option<(Dn, Vec<Modification>)>,
+}
+
+impl<B: Backend> Directory<B> {
+    /// The account a bind name designates: a DN, a userPrincipalName (or
+    /// `name@<dns domain>`), or `DOMAIN\name`.
+    pub fn resolve_bind_name(&self, r: &DbRead<'_, B>, name: &str) -> DirResult<Option<u64>> {
+        let domain = self.domain();
+        if let Some((dom, sam)) = name.split_once('\\') {
+            let ours = domain.as_ref().is_some_and(|d| {
+                dom.eq_ignore_ascii_case(&d.netbios) || dom.eq_ignore_ascii_case(&d.dns_name)
+            });
+            if !ours {
+                return Ok(None);
+            }
+            return Ok(live(r, r.find("sAMAccountName", sam.as_bytes())?));
+        }
+        if let Ok(dn) = Dn::parse(name) {
+            if !dn.is_root() && name.contains('=') {
+                return r.id_of(&dn);
+            }
+        }
+        if name.contains('@') {
+            if let Some(id) = live(r, r.find("userPrincipalName", name.as_bytes())?) {
+                return Ok(Some(id));
+            }
+            // The implicit UPN: sAMAccountName@<the domain's DNS name>.
+            if let (Some((sam, suffix)), Some(d)) = (name.rsplit_once('@'), domain.as_ref()) {
+                if suffix.eq_ignore_ascii_case(&d.dns_name) {
+                    return Ok(live(r, r.find("sAMAccountName", sam.as_bytes())?));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Checks a simple bind (see the module docs).
+    pub fn authenticate(&self, name: &str, password: &str) -> DirResult<BindOutcome> {
+        let refused = |f: LogonFailure| BindOutcome {
+            result: Err(f),
+            update: None,
+        };
+        let Some(domain) = self.domain() else {
+            return Ok(refused(LogonFailure::NoSuchUser));
+        };
+        let r = self.db().read()?;
+        let Some(id) = self.resolve_bind_name(&r, name)? else {
+            // Unknown accounts look like wrong passwords: names are not revealed.
+            return Ok(refused(LogonFailure::BadPassword));
+        };
+        let Some(secrets) = self.stored_secrets(&r, id)? else {
+            return Ok(refused(LogonFailure::BadPassword));
+        };
+        let dn = Dn::parse(&r.dn_of(id)?)
+            .map_err(|e| super::DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+        let now = ad_time_from_unix(now_secs() as i64);
+        let policy = resultant_policy(&r, self, id)?;
+        let lockout_time = r.int(id, "lockoutTime")?.unwrap_or(0);
+        if lockout_time > 0 && lockout_active(lockout_time, now, policy.lockout_duration_secs) {
+            return Ok(refused(LogonFailure::AccountLockedOut));
+        }
+        if !secrets.verify(password) {
+            let window = policy
+                .lockout_window_secs
+                .saturating_mul(AD_TICKS_PER_SECOND);
+            let last_bad = r.int(id, "badPasswordTime")?.unwrap_or(0);
+            let count = r.int(id, "badPwdCount")?.unwrap_or(0);
+            let count = if last_bad > 0 && now.saturating_sub(last_bad) <= window {
+                count + 1
+            } else {
+                1
+            };
+            let mut mods = vec![
+                Modification::new(ModifyOp::Replace, "badPwdCount", &[&count.to_string()]),
+                Modification::new(ModifyOp::Replace, "badPasswordTime", &[&now.to_string()]),
+            ];
+            if policy.lockout_threshold > 0 && count >= i64::from(policy.lockout_threshold) {
+                mods.push(Modification::new(
+                    ModifyOp::Replace,
+                    "lockoutTime",
+                    &[&now.to_string()],
+                ));
+            }
+            return Ok(BindOutcome {
+                result: Err(LogonFailure::BadPassword),
+                update: Some((dn, mods)),
+            });
+        }
+        let control = r.int(id, "userAccountControl")?.unwrap_or(0) as u32;
+        if control & uac::ACCOUNTDISABLE != 0 {
+            return Ok(refused(LogonFailure::AccountDisabled));
+        }
+        let expires = r.int(id, "accountExpires")?.unwrap_or(0);
+        if expires > 0 && expires != i64::MAX && expires <= now {
+            return Ok(refused(LogonFailure::AccountExpired));
+        }
+        let last_set = r.int(id, "pwdLastSet")?.unwrap_or(0);
+        if last_set == 0 {
+            return Ok(refused(LogonFailure::MustChangePassword));
+        }
+        if control & uac::DONT_EXPIRE_PASSWORD == 0
+            && is_expired(last_set, now, policy.max_age_secs)
+        {
+            return Ok(refused(LogonFailure::PasswordExpired));
+        }
+        // Success: who the account is, and what to note.
+        let groups = token_groups(&r, &domain, id)?;
+        let admin_rids = [rid::DOMAIN_ADMINS, rid::ENTERPRISE_ADMINS];
+        let administrators = Sid::builtin(rid::builtin::ADMINISTRATORS);
+        let admin = groups.iter().any(|(_, s)| {
+            *s == administrators
+                || (s.domain().as_ref() == Some(&domain.sid)
+                    && s.rid().is_some_and(|r| admin_rids.contains(&r)))
+        });
+        let sid = r
+            .values(id, "objectSid")?
+            .first()
+            .and_then(|b| Sid::from_bytes(b).ok());
+        let mut mods = Vec::new();
+        if r.int(id, "badPwdCount")?.unwrap_or(0) != 0 {
+            mods.push(Modification::new(ModifyOp::Replace, "badPwdCount", &["0"]));
+        }
+        if lockout_time != 0 {
+            mods.push(Modification::new(ModifyOp::Replace, "lockoutTime", &["0"]));
+        }
+        let last_logon = r.int(id, "lastLogonTimestamp")?.unwrap_or(0);
+        if now.saturating_sub(last_logon)
+            > LOGON_TIMESTAMP_INTERVAL_SECS.saturating_mul(AD_TICKS_PER_SECOND)
+        {
+            mods.push(Modification::new(
+                ModifyOp::Replace,
+                "lastLogonTimestamp",
+                &[&now.to_string()],
+            ));
+        }
+        Ok(BindOutcome {
+            result: Ok(Account {
+                id,
+                dn: dn.to_string(),
+                sid,
+                groups: groups.into_iter().map(|(_, s)| s).collect(),
+                admin,
+            }),
+            update: (!mods.is_empty()).then_some((dn, mods)),
+        })
+    }
+}
+
+/// The first of `ids` that is not a tombstone.
+fn live<B: Backend>(r: &DbRead<'_, B>, ids: Vec<u64>) -> Option<u64> {
+    ids.into_iter().find(
+        |id| !matches!(r.text(*id, "isDeleted"), Ok(Some(v)) if v.eq_ignore_ascii_case("TRUE")),
+    )
+}
