@@ -35,6 +35,14 @@ pub const T_INDEX: TableId = 4;
 /// `links` table: linked attributes, one key per link and direction.
 pub const T_LINKS: TableId = 5;
 
+/// The USN attributes are integers whatever the caller's syntax map says.
+fn with_usn_syntaxes(cfg: &mut DbConfig) {
+    if let Some((created, changed)) = cfg.usn_attributes.clone() {
+        cfg.schema.set(&created, crate::syntax::Syntax::Integer);
+        cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
+    }
+}
+
 /// A directory database on some key-value backend.
 pub struct Db<B: Backend> {
     pub(crate) kv: B,
@@ -51,6 +59,16 @@ impl Db<LmdbBackend> {
         let kv = LmdbBackend::open(dir, TABLES, options)?;
         Db::open(kv, cfg)
     }
+
+    /// [`Db::open_deferred`] on an LMDB database in `dir`.
+    pub fn open_lmdb_deferred(
+        dir: &Path,
+        cfg: DbConfig,
+        options: LmdbOptions,
+    ) -> DbResult<Db<LmdbBackend>> {
+        let kv = LmdbBackend::open(dir, TABLES, options)?;
+        Db::open_deferred(kv, cfg)
+    }
 }
 
 impl Db<MemBackend> {
@@ -63,18 +81,20 @@ impl Db<MemBackend> {
 impl<B: Backend> Db<B> {
     /// Opens a database on a backend opened with [`TABLES`], initializing an empty store
     /// and re-indexing when the index configuration changed since the last open.
-    pub fn open(kv: B, mut cfg: DbConfig) -> DbResult<Db<B>> {
+    pub fn open(kv: B, cfg: DbConfig) -> DbResult<Db<B>> {
+        let db = Db::open_deferred(kv, cfg)?;
+        db.bring_up_to_date()?;
+        Ok(db)
+    }
+
+    /// Opens a database without comparing its stored forms and indexes with `cfg` yet:
+    /// for a caller that learns the real configuration from the data itself (AD's schema
+    /// lives in the directory) and hands it over with [`Db::adopt_config`] before use.
+    pub fn open_deferred(kv: B, mut cfg: DbConfig) -> DbResult<Db<B>> {
         cfg.max_index_key_len = cfg.max_index_key_len.min(kv.max_key_len());
-        if let Some((created, changed)) = cfg.usn_attributes.clone() {
-            cfg.schema.set(&created, crate::syntax::Syntax::Integer);
-            cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
-        }
+        with_usn_syntaxes(&mut cfg);
         let mut w = kv.write()?;
         let format = w.get(T_META, meta::FORMAT)?.map(|v| v.to_vec());
-        let fingerprint = cfg.index_fingerprint();
-        let schema_print = cfg.schema.fingerprint();
-        let mut needs_reindex = false;
-        let mut needs_renormalize = false;
         let invocation: [u8; 16] = match format {
             None => {
                 let mut inv = [0u8; 16];
@@ -90,8 +110,8 @@ impl<B: Backend> Db<B> {
                 w.put(T_META, meta::NEXT_ID, &1u64.to_be_bytes())?;
                 w.put(T_META, meta::NEXT_ATTR, &1u32.to_be_bytes())?;
                 w.put(T_META, meta::INVOCATION, &inv)?;
-                w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
-                w.put(T_META, meta::SCHEMA_CONFIG, &schema_print)?;
+                w.put(T_META, meta::INDEX_CONFIG, &cfg.index_fingerprint())?;
+                w.put(T_META, meta::SCHEMA_CONFIG, &cfg.schema.fingerprint())?;
                 inv
             }
             Some(v) => {
@@ -106,16 +126,6 @@ impl<B: Backend> Db<B> {
                         supported: u32::from(FORMAT_VERSION),
                     });
                 }
-                if w.get(T_META, meta::INDEX_CONFIG)? != Some(fingerprint.as_slice()) {
-                    needs_reindex = true;
-                }
-                if w.get(T_META, meta::BULK_PENDING)?.is_some() {
-                    needs_reindex = true;
-                }
-                if w.get(T_META, meta::SCHEMA_CONFIG)? != Some(schema_print.as_slice()) {
-                    needs_renormalize = true;
-                    needs_reindex = true;
-                }
                 w.get(T_META, meta::INVOCATION)?
                     .and_then(|b| b.try_into().ok())
                     .ok_or_else(|| DbError::corrupt("invocation id unreadable"))?
@@ -124,25 +134,50 @@ impl<B: Backend> Db<B> {
         let registry = Registry::load(&w, T_META)?;
         let usn = w.get(T_META, meta::USN)?.and_then(read_u64_be).unwrap_or(0);
         w.commit()?;
-        let db = Db {
+        Ok(Db {
             kv,
             cfg: parking_lot::RwLock::new(Arc::new(cfg)),
             registry: parking_lot::RwLock::new(Arc::new(registry)),
             highest_usn: AtomicU64::new(usn),
             unindexed: AtomicU64::new(0),
             invocation,
+        })
+    }
+
+    /// Takes `cfg` as the configuration of a database opened with [`Db::open_deferred`],
+    /// renormalizing and re-indexing only when what is stored was made under another.
+    pub fn adopt_config(&self, mut cfg: DbConfig) -> DbResult<()> {
+        let old = self.config();
+        cfg.max_index_key_len = old.max_index_key_len;
+        with_usn_syntaxes(&mut cfg);
+        *self.cfg.write() = Arc::new(cfg);
+        self.bring_up_to_date()
+    }
+
+    /// Compares the stored fingerprints with the configuration, renormalizing and
+    /// re-indexing when they differ (or a bulk load was cut short).
+    fn bring_up_to_date(&self) -> DbResult<()> {
+        let cfg = self.config();
+        let (needs_renormalize, needs_reindex) = {
+            let r = self.kv.read()?;
+            let schema_changed =
+                r.get(T_META, meta::SCHEMA_CONFIG)? != Some(cfg.schema.fingerprint().as_slice());
+            let index_changed =
+                r.get(T_META, meta::INDEX_CONFIG)? != Some(cfg.index_fingerprint().as_slice());
+            let bulk = r.get(T_META, meta::BULK_PENDING)?.is_some();
+            (schema_changed, schema_changed || index_changed || bulk)
         };
         if needs_renormalize {
             tracing::info!(
                 "attribute syntaxes changed since the last open; normalizing values again"
             );
-            db.renormalize(None)?;
+            self.renormalize(None)?;
         }
         if needs_reindex {
             tracing::info!("index configuration changed or a bulk load was cut short; re-indexing");
-            db.reindex(None)?;
+            self.reindex(None)?;
         }
-        Ok(db)
+        Ok(())
     }
 
     /// A read snapshot: consistent for its whole life, never blocked by the writer.
@@ -180,10 +215,7 @@ impl<B: Backend> Db<B> {
     pub fn replace_config(&self, mut cfg: DbConfig) -> DbResult<()> {
         let old = self.config();
         cfg.max_index_key_len = old.max_index_key_len;
-        if let Some((created, changed)) = cfg.usn_attributes.clone() {
-            cfg.schema.set(&created, crate::syntax::Syntax::Integer);
-            cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
-        }
+        with_usn_syntaxes(&mut cfg);
         let reg = self.registry();
         let (mut renormalize, mut reindex) = (false, false);
         for (_, name) in reg.iter() {

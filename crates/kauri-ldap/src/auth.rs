@@ -19,6 +19,8 @@ pub enum Identity {
     Admin(String),
     /// An entry of the directory, by DN as stored.
     User(String),
+    /// An account of the domain, with its token.
+    Account(kauri_domain::directory::Account),
 }
 
 impl Identity {
@@ -27,12 +29,17 @@ impl Identity {
         match self {
             Identity::Anonymous => String::new(),
             Identity::Admin(dn) | Identity::User(dn) => format!("dn:{dn}"),
+            Identity::Account(a) => format!("dn:{}", a.dn),
         }
     }
 
-    /// Whether this identity may change the directory.
-    pub fn may_write(&self) -> bool {
-        matches!(self, Identity::Admin(_))
+    /// Whether this identity administers the directory.
+    pub fn is_admin(&self) -> bool {
+        match self {
+            Identity::Admin(_) => true,
+            Identity::Account(a) => a.admin,
+            _ => false,
+        }
     }
 }
 

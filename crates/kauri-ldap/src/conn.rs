@@ -32,9 +32,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{self, Identity};
 use crate::ctx::Ctx;
-use crate::result::db_result;
+use crate::result::{db_result, dir_result};
 use crate::search::{self, PagedStore, SearchJob};
-use crate::writer::WriteOp;
+use kauri_domain::directory::{Caller, Change, Request};
 
 /// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -384,7 +384,7 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::BindRequest(b) => {
-                let result = self.bind(b.version, &b.name, &b.auth);
+                let result = self.bind(b.version, &b.name, &b.auth).await;
                 self.ctx.counters.finish(
                     OP_BIND,
                     result.code == ResultCode::SUCCESS,
@@ -473,9 +473,6 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::AddRequest(a) => {
-                let undefined = self
-                    .ctx
-                    .undefined_attribute(a.attributes.iter().map(|x| x.name.as_str()));
                 let op = Dn::parse(&a.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
@@ -485,11 +482,7 @@ impl Conn {
                         for attr in a.attributes {
                             e.push(&attr.name, attr.values);
                         }
-                        WriteOp::Add(e)
-                    })
-                    .and_then(|op| match undefined {
-                        Some(r) => Err(r),
-                        None => Ok(op),
+                        Change::Add(e)
                     });
                 self.write(
                     OP_ADD,
@@ -504,14 +497,22 @@ impl Conn {
             }
             ProtocolOp::ModifyRequest(r) => {
                 let permissive = has_control(&m.controls, ctl::PERMISSIVE_MODIFY);
-                let undefined = self
-                    .ctx
-                    .undefined_attribute(r.changes.iter().map(|c| c.attribute.name.as_str()));
+                if r.dn.is_empty() && self.ctx.dir.domain().is_some() {
+                    let result = self.root_dse_modify(&r.changes).await;
+                    self.ctx.counters.finish(
+                        OP_MODIFY,
+                        result.code == ResultCode::SUCCESS,
+                        started.elapsed(),
+                    );
+                    self.reply(msg(id, ProtocolOp::ModifyResponse(result)));
+                    drop(permit);
+                    return Next::Continue;
+                }
                 let op = Dn::parse(&r.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
-                    .map(|dn| WriteOp::Modify {
+                    .map(|dn| Change::Modify {
                         dn,
                         mods: r
                             .changes
@@ -528,10 +529,6 @@ impl Conn {
                             })
                             .collect(),
                         permissive,
-                    })
-                    .and_then(|op| match undefined {
-                        Some(r) => Err(r),
-                        None => Ok(op),
                     });
                 self.write(
                     OP_MODIFY,
@@ -550,7 +547,7 @@ impl Conn {
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
-                    .map(|dn| WriteOp::Delete { dn, subtree });
+                    .map(|dn| Change::Delete { dn, tree: subtree });
                 self.write(
                     OP_DELETE,
                     id,
@@ -576,7 +573,7 @@ impl Conn {
                         Some(s) => Some(Dn::parse(s).map_err(|e| bad("new superior", e))?),
                         None => None,
                     };
-                    Ok(WriteOp::Rename {
+                    Ok(Change::Rename {
                         dn,
                         new_rdn,
                         delete_old_rdn: r.delete_old_rdn,
@@ -644,7 +641,7 @@ impl Conn {
         }
     }
 
-    fn bind(&mut self, version: i32, name: &str, auth: &BindAuth) -> LdapResult {
+    async fn bind(&mut self, version: i32, name: &str, auth: &BindAuth) -> LdapResult {
         // A new bind always starts from anonymous.
         self.identity = Identity::Anonymous;
         if version != 3 {
@@ -655,7 +652,7 @@ impl Conn {
                 // Anonymous (empty name) or unauthenticated (name, no password): anonymous.
                 LdapResult::success()
             }
-            BindAuth::Simple(p) => self.password_bind(name, p),
+            BindAuth::Simple(p) => self.password_bind(name, p).await,
             BindAuth::Sasl {
                 mechanism,
                 credentials,
@@ -676,7 +673,7 @@ impl Conn {
                     };
                     let authc = String::from_utf8_lossy(authc);
                     let authc = authc.strip_prefix("dn:").unwrap_or(&authc).to_string();
-                    let result = self.password_bind(&authc, password);
+                    let result = self.password_bind(&authc, password).await;
                     let authz = String::from_utf8_lossy(authz);
                     let authz = authz.strip_prefix("dn:").unwrap_or(&authz);
                     if result.code == ResultCode::SUCCESS
@@ -723,7 +720,7 @@ impl Conn {
         LdapResult::success()
     }
 
-    fn password_bind(&mut self, name: &str, password: &[u8]) -> LdapResult {
+    async fn password_bind(&mut self, name: &str, password: &[u8]) -> LdapResult {
         if self.ctx.cfg.require_strong_auth && !self.encrypted {
             return LdapResult::new(
                 ResultCode::STRONGER_AUTH_REQUIRED,
@@ -731,6 +728,11 @@ impl Conn {
             );
         }
         let invalid = || LdapResult::new(ResultCode::INVALID_CREDENTIALS, "invalid credentials");
+        if self.ctx.dir.domain().is_some()
+            && self.ctx.admin_dn.as_ref() != Dn::parse(name).ok().as_ref()
+        {
+            return self.domain_bind(name, password).await;
+        }
         let Ok(dn) = Dn::parse(name) else {
             return invalid();
         };
@@ -762,6 +764,61 @@ impl Conn {
         }
     }
 
+    /// A simple bind against the domain's accounts (AD's rules and sub-codes).
+    async fn domain_bind(&mut self, name: &str, password: &[u8]) -> LdapResult {
+        let password = String::from_utf8_lossy(password);
+        let outcome = match self.ctx.dir.authenticate(name, &password) {
+            Ok(o) => o,
+            Err(e) => return dir_result(&e),
+        };
+        if let Some((dn, mods)) = outcome.update {
+            let req = Request {
+                caller: Caller::System,
+                encrypted: true,
+                change: Change::Modify {
+                    dn,
+                    mods,
+                    permissive: true,
+                },
+            };
+            if let Err(e) = self.ctx.writer.submit(req).await {
+                tracing::warn!(error = %e, "recording a bind's outcome failed");
+            }
+        }
+        match outcome.result {
+            Ok(account) => {
+                self.identity = Identity::Account(account);
+                LdapResult::success()
+            }
+            Err(failure) => LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
+        }
+    }
+
+    /// Who the connection's requests run as.
+    fn caller(&self) -> Caller {
+        match &self.identity {
+            Identity::Anonymous => Caller::Anonymous,
+            Identity::Account(a) => Caller::Account(a.clone()),
+            Identity::Admin(dn) => Caller::Account(kauri_domain::directory::Account {
+                id: 0,
+                dn: dn.clone(),
+                sid: None,
+                groups: Vec::new(),
+                admin: true,
+            }),
+            Identity::User(dn) => Caller::Account(kauri_domain::directory::Account {
+                id: Dn::parse(dn)
+                    .ok()
+                    .and_then(|d| self.ctx.db.read().ok()?.lookup(&d).ok()?)
+                    .unwrap_or(0),
+                dn: dn.clone(),
+                sid: None,
+                groups: Vec::new(),
+                admin: false,
+            }),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
@@ -769,26 +826,30 @@ impl Conn {
         id: MessageId,
         controls: Vec<Control>,
         supported: &[&str],
-        op: Result<WriteOp, LdapResult>,
+        op: Result<Change, LdapResult>,
         respond: fn(LdapResult) -> ProtocolOp,
         permit: OwnedSemaphorePermit,
     ) {
         let started = Instant::now();
         let checked = check_controls(&controls, supported).and(op);
-        let may_write = self.identity.may_write();
+        let caller = self.caller();
+        let encrypted = self.encrypted;
         let ctx = self.ctx.clone();
         let out = self.out.clone();
         tokio::spawn(async move {
             let result = match checked {
                 Err(r) => r,
-                Ok(_) if !may_write => LdapResult::new(
-                    ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
-                    "only the administrator may change the directory",
-                ),
-                Ok(op) => match ctx.writer.submit(op).await {
-                    Ok(()) => LdapResult::success(),
-                    Err(e) => db_result(&e),
-                },
+                Ok(change) => {
+                    let req = Request {
+                        caller,
+                        encrypted,
+                        change,
+                    };
+                    match ctx.writer.submit(req).await {
+                        Ok(()) => LdapResult::success(),
+                        Err(e) => dir_result(&e),
+                    }
+                }
             };
             ctx.counters
                 .finish(kind, result.code == ResultCode::SUCCESS, started.elapsed());
@@ -830,8 +891,13 @@ impl Conn {
                 .trim_start_matches("dn:")
                 .to_string(),
             (None, Identity::User(dn)) | (None, Identity::Admin(dn)) => dn.clone(),
+            (None, Identity::Account(a)) => a.dn.clone(),
             (None, Identity::Anonymous) => String::new(),
         };
+        if self.ctx.dir.domain().is_some() {
+            self.domain_password_modify(id, &target, req, permit);
+            return;
+        }
         let Ok(dn) = Dn::parse(&target) else {
             self.reply(respond(
                 LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid user identity"),
@@ -852,7 +918,7 @@ impl Conn {
                     }) == Some(true)
                 }
             }
-            Identity::Anonymous => false,
+            Identity::Anonymous | Identity::Account(_) => false,
         };
         if !allowed {
             self.reply(respond(
@@ -866,24 +932,16 @@ impl Conn {
         }
         let (new_password, generated) = match req.new_password.clone() {
             Some(p) if !p.is_empty() => (p, None),
-            _ => {
-                let mut raw = [0u8; 12];
-                if getrandom::fill(&mut raw).is_err() {
+            _ => match kauri_domain::password::generate_password() {
+                Ok(p) => (p.clone().into_bytes(), Some(p.into_bytes())),
+                Err(_) => {
                     self.reply(respond(
                         LdapResult::new(ResultCode::OTHER, "no randomness for a password"),
                         None,
                     ));
                     return;
                 }
-                let p: Vec<u8> = raw
-                    .iter()
-                    .map(|b| {
-                        b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
-                            [(*b as usize) % 57]
-                    })
-                    .collect();
-                (p.clone(), Some(p))
-            }
+            },
         };
         let Ok(hash) = auth::hash_password(&new_password) else {
             self.reply(respond(
@@ -895,31 +953,172 @@ impl Conn {
         let ctx = self.ctx.clone();
         let out = self.out.clone();
         tokio::spawn(async move {
-            let op = WriteOp::Modify {
-                dn,
-                mods: vec![Modification {
-                    op: ModifyOp::Replace,
-                    attr: "userPassword".into(),
-                    values: vec![hash.into_bytes()],
-                }],
-                permissive: false,
+            // Authorized above; the change itself runs as the server.
+            let req = Request {
+                caller: Caller::System,
+                encrypted: true,
+                change: Change::Modify {
+                    dn,
+                    mods: vec![Modification {
+                        op: ModifyOp::Replace,
+                        attr: "userPassword".into(),
+                        values: vec![hash.into_bytes()],
+                    }],
+                    permissive: false,
+                },
             };
-            let result = match ctx.writer.submit(op).await {
-                Ok(()) => LdapResult::success(),
-                Err(e) => db_result(&e),
-            };
-            let gen = generated
-                .filter(|_| result.code == ResultCode::SUCCESS)
-                .and_then(|p| {
-                    ctl::PasswordModifyResponse {
-                        gen_passwd: Some(p),
-                    }
-                    .encode()
-                });
-            let _ = out.send(respond(result, gen)).await;
+            let _ = out
+                .send(submit_password_change(&ctx, req, generated, respond).await)
+                .await;
             drop(permit);
         });
     }
+}
+
+impl Conn {
+    /// RFC 3062 in a domain: the change is a `unicodePwd` change (old and new) when the
+    /// old password is given, or an administrator's reset; the directory applies its
+    /// rules (encryption, policy, history, who may).
+    fn domain_password_modify(
+        &mut self,
+        id: MessageId,
+        target: &str,
+        req: ctl::PasswordModifyRequest,
+        permit: OwnedSemaphorePermit,
+    ) {
+        let respond = move |result: LdapResult, gen: Option<Vec<u8>>| {
+            msg(
+                id,
+                ProtocolOp::ExtendedResponse(ExtendedResponse {
+                    result,
+                    name: None,
+                    value: gen,
+                }),
+            )
+        };
+        let dn = match self.ctx.db.read().ok().and_then(|r| {
+            let id = self.ctx.dir.resolve_bind_name(&r, target).ok()??;
+            r.dn_string(id).ok()
+        }) {
+            Some(d) => d,
+            None => {
+                self.reply(respond(
+                    LdapResult::new(ResultCode::NO_SUCH_OBJECT, "no such user"),
+                    None,
+                ));
+                return;
+            }
+        };
+        let Ok(dn) = Dn::parse(&dn) else {
+            self.reply(respond(
+                LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid user identity"),
+                None,
+            ));
+            return;
+        };
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (new, generated) = match req.new_password.as_deref() {
+            Some(p) if !p.is_empty() => (text(p), None),
+            _ => match kauri_domain::password::generate_password() {
+                Ok(p) => (p.clone(), Some(p.into_bytes())),
+                Err(_) => {
+                    self.reply(respond(
+                        LdapResult::new(ResultCode::OTHER, "no randomness for a password"),
+                        None,
+                    ));
+                    return;
+                }
+            },
+        };
+        let encode = kauri_domain::password::encode_unicode_pwd;
+        let mods = match req.old_password.as_deref() {
+            Some(old) => vec![
+                Modification {
+                    op: ModifyOp::Delete,
+                    attr: "unicodePwd".into(),
+                    values: vec![encode(&text(old))],
+                },
+                Modification {
+                    op: ModifyOp::Add,
+                    attr: "unicodePwd".into(),
+                    values: vec![encode(&new)],
+                },
+            ],
+            None => vec![Modification {
+                op: ModifyOp::Replace,
+                attr: "unicodePwd".into(),
+                values: vec![encode(&new)],
+            }],
+        };
+        let request = Request {
+            caller: self.caller(),
+            encrypted: self.encrypted,
+            change: Change::Modify {
+                dn,
+                mods,
+                permissive: false,
+            },
+        };
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let _ = out
+                .send(submit_password_change(&ctx, request, generated, respond).await)
+                .await;
+            drop(permit);
+        });
+    }
+
+    /// A modify of the root DSE: `schemaUpdateNow` publishes committed schema changes.
+    async fn root_dse_modify(&self, changes: &[kauri_ldap_proto::Change]) -> LdapResult {
+        let known = changes
+            .iter()
+            .all(|c| c.attribute.name.eq_ignore_ascii_case("schemaUpdateNow"));
+        if !known || changes.is_empty() {
+            return LdapResult::new(
+                ResultCode::UNWILLING_TO_PERFORM,
+                "the root DSE accepts schemaUpdateNow only",
+            );
+        }
+        if !self.identity.is_admin() {
+            return LdapResult::new(
+                ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                "only an administrator may update the schema cache",
+            );
+        }
+        match self
+            .ctx
+            .writer
+            .run_task(crate::writer::Task::SchemaUpdateNow)
+            .await
+        {
+            Ok(()) => LdapResult::success(),
+            Err(e) => dir_result(&e),
+        }
+    }
+}
+
+/// Runs a password modify's change through the writer and builds the response, with the
+/// generated password when one was made and the change succeeded.
+async fn submit_password_change(
+    ctx: &Ctx,
+    req: Request,
+    generated: Option<Vec<u8>>,
+    respond: impl Fn(LdapResult, Option<Vec<u8>>) -> Vec<u8>,
+) -> Vec<u8> {
+    let result = match ctx.writer.submit(req).await {
+        Ok(()) => LdapResult::success(),
+        Err(e) => dir_result(&e),
+    };
+    let gen = generated
+        .filter(|_| result.code == ResultCode::SUCCESS)
+        .and_then(|p| {
+            ctl::PasswordModifyResponse {
+                gen_passwd: Some(p),
+            }
+            .encode()
+        });
+    respond(result, gen)
 }
 
 /// The compare operation: compareTrue/compareFalse, or the error that prevents deciding.
@@ -933,6 +1132,16 @@ fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -
     let Ok(dn) = Dn::parse(dn) else {
         return LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid DN");
     };
+    if ctx
+        .hidden_attributes(identity.is_admin())
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(attr.split(';').next().unwrap_or(attr)))
+    {
+        return LdapResult::new(
+            ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+            format!("{attr} cannot be compared"),
+        );
+    }
     let r = match ctx.db.read() {
         Ok(r) => r,
         Err(e) => return db_result(&e),

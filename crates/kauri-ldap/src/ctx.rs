@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use kauri_db::Db;
+use kauri_domain::directory::Directory;
 use kauri_kv::lmdb::LmdbBackend;
 
 use crate::config::ServerConfig;
@@ -75,13 +76,19 @@ impl Counters {
     }
 }
 
+/// Hidden attribute names per schema snapshot: (snapshot, for non-administrators, for
+/// administrators).
+pub type HiddenCache = (usize, Arc<Vec<String>>, Arc<Vec<String>>);
+
 /// The shared server state.
 pub struct Ctx {
     /// Settings.
     pub cfg: ServerConfig,
     /// `cfg.admin_dn` parsed once, for the comparison every simple bind makes.
     pub admin_dn: Option<kauri_db::Dn>,
-    /// The directory.
+    /// The directory service (schema, domain, validation of every change).
+    pub dir: Arc<Directory<LmdbBackend>>,
+    /// The database underneath (`dir.db()`).
     pub db: Arc<Db<LmdbBackend>>,
     /// The single writer.
     pub writer: Writer,
@@ -89,30 +96,57 @@ pub struct Ctx {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// Counters.
     pub counters: Counters,
-    /// The schema descriptions the subschema entry publishes.
-    pub subschema: crate::subschema::Subschema,
-    /// The AD schema: attributes a client writes must be defined in it.
-    pub schema: Arc<kauri_domain::schema::Schema>,
+    /// The subschema entry, rendered for the schema snapshot it was made from.
+    pub subschema: parking_lot::Mutex<(usize, Arc<crate::subschema::Subschema>)>,
+    /// Where the schema the server started with came from.
+    pub schema_source: kauri_domain::schema::SchemaSource,
+    /// Names of the attributes hidden from (non-administrators, administrators), for the
+    /// schema snapshot they were listed from.
+    pub hidden: parking_lot::Mutex<HiddenCache>,
 }
 
 impl Ctx {
-    /// The first attribute of a change that the schema does not define, as the
-    /// `undefinedAttributeType` result a client receives.
-    pub fn undefined_attribute<'a>(
-        &self,
-        mut names: impl Iterator<Item = &'a str>,
-    ) -> Option<kauri_ldap_proto::LdapResult> {
-        names
-            .find(|n| {
-                let base = n.split(';').next().unwrap_or(n);
-                self.schema.attribute(base).is_none()
-            })
-            .map(|n| {
-                kauri_ldap_proto::LdapResult::new(
-                    kauri_ldap_proto::ResultCode::UNDEFINED_ATTRIBUTE_TYPE,
-                    format!("{n}: no such attribute in the schema"),
+    /// The subschema entry for the current schema (rendered again after a schema change).
+    pub fn subschema(&self) -> Arc<crate::subschema::Subschema> {
+        let snap = self.dir.schema();
+        let key = Arc::as_ptr(&snap) as usize;
+        let mut cached = self.subschema.lock();
+        if cached.0 != key {
+            *cached = (
+                key,
+                Arc::new(crate::subschema::Subschema::render(
+                    &snap.schema,
+                    self.schema_source.clone(),
+                )),
+            );
+        }
+        cached.1.clone()
+    }
+
+    /// Names of the attributes a caller never sees: secrets, and confidential attributes
+    /// unless the caller administers.
+    pub fn hidden_attributes(&self, admin: bool) -> Arc<Vec<String>> {
+        let snap = self.dir.schema();
+        let key = Arc::as_ptr(&snap) as usize;
+        let mut cached = self.hidden.lock();
+        if cached.0 != key {
+            let list = |admin: bool| {
+                let access = kauri_domain::directory::Access::of_admin(admin);
+                Arc::new(
+                    snap.schema
+                        .attributes()
+                        .filter(|a| !access.may_read(&a.ldap_name, Some(a)))
+                        .map(|a| a.ldap_name.clone())
+                        .collect::<Vec<_>>(),
                 )
-            })
+            };
+            *cached = (key, list(false), list(true));
+        }
+        if admin {
+            cached.2.clone()
+        } else {
+            cached.1.clone()
+        }
     }
 
     /// The naming contexts stored, as DN texts (empty when the database cannot be read).

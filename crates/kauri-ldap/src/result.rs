@@ -7,3 +7,8 @@ use kauri_ldap_proto::{LdapResult, ResultCode};
 pub fn db_result(e: &DbError) -> LdapResult {
     LdapResult::new(ResultCode(e.ldap_result_code()), e.to_string())
 }
+
+/// The LDAP result a client receives for a refused or failed directory operation.
+pub fn dir_result(e: &kauri_domain::directory::DirError) -> LdapResult {
+    LdapResult::new(ResultCode(e.ldap_result_code()), e.to_string())
+}

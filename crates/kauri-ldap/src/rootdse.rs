@@ -21,6 +21,17 @@ pub const SUPPORTED_CONTROLS: &[&str] = &[
     ctl::EXTENDED_DN,
 ];
 
+/// AD capabilities announced by a domain controller (`supportedCapabilities`): Active
+/// Directory, its Windows Server 2003, integrity, 2008, 2008 R2 and 2012 feature sets.
+pub const AD_CAPABILITIES: &[&str] = &[
+    "1.2.840.113556.1.4.800",
+    "1.2.840.113556.1.4.1670",
+    "1.2.840.113556.1.4.1791",
+    "1.2.840.113556.1.4.1935",
+    "1.2.840.113556.1.4.2080",
+    "1.2.840.113556.1.4.2237",
+];
+
 /// Extended operations this server implements.
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[ctl::START_TLS, ctl::WHO_AM_I, ctl::PASSWORD_MODIFY];
 
@@ -73,8 +84,58 @@ pub fn entry(ctx: &Ctx, requested: &[String]) -> SearchResultEntry {
         sasl.push(b("EXTERNAL"));
     }
     attrs.push(("supportedSASLMechanisms", sasl));
-    attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
-    if !default_nc.is_empty() {
+    if let Some(domain) = ctx.dir.domain() {
+        // What AD clients read to learn the domain and this DC (MS-ADTS 3.1.1.3.2).
+        let dc_host = domain
+            .dc_computer
+            .as_ref()
+            .and_then(|d| {
+                d.rdn()
+                    .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+            })
+            .unwrap_or_else(|| "dc".into());
+        let fqdn = format!("{}.{}", dc_host.to_ascii_lowercase(), domain.dns_name);
+        attrs.push(("dnsHostName", vec![b(&fqdn)]));
+        if let Some(server) = &domain.server {
+            attrs.push(("serverName", vec![b(&server.to_string())]));
+        }
+        if let Some(ntds) = &domain.ntds_settings {
+            attrs.push(("dsServiceName", vec![b(&ntds.to_string())]));
+        }
+        attrs.push((
+            "ldapServiceName",
+            vec![b(&format!(
+                "{}:{}$@{}",
+                domain.dns_name,
+                dc_host.to_ascii_lowercase(),
+                domain.dns_name.to_ascii_uppercase()
+            ))],
+        ));
+        let level = kauri_domain::provision::BEHAVIOR_VERSION.to_string();
+        attrs.push(("domainFunctionality", vec![b(&level)]));
+        attrs.push(("forestFunctionality", vec![b(&level)]));
+        attrs.push(("domainControllerFunctionality", vec![b(&level)]));
+        attrs.push(("isGlobalCatalogReady", vec![b("TRUE")]));
+        attrs.push((
+            "supportedCapabilities",
+            AD_CAPABILITIES.iter().map(|c| b(c)).collect(),
+        ));
+        attrs.push((
+            "supportedLDAPPolicies",
+            [
+                "MaxPageSize",
+                "MaxValRange",
+                "MaxResultSetSize",
+                "MaxConnections",
+            ]
+            .iter()
+            .map(|c| b(c))
+            .collect(),
+        ));
+    } else {
+        attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
+    }
+    if !default_nc.is_empty() && ctx.dir.domain().is_none() {
         // AD's server object lives in the first site of the forest's configuration.
         let host = ctx
             .cfg

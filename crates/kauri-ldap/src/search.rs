@@ -328,7 +328,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             _ => false,
         };
         if same {
-            let entry = ctx.subschema.entry(&subschema_dn, &req.attributes);
+            let entry = ctx.subschema().entry(&subschema_dn, &req.attributes);
             let msg = encode_message(&LdapMessage {
                 id: job.id,
                 op: ProtocolOp::SearchResultEntry(entry),
@@ -341,10 +341,14 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         }
     }
     if job.identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
-        return Err(LdapResult::new(
-            ResultCode::OPERATIONS_ERROR,
-            "a successful bind is needed to search below the root DSE",
-        ));
+        let text = if ctx.dir.domain().is_some() {
+            // AD's own words, which AD-aware clients recognise.
+            "000004DC: LdapErr: DSID-0C090A5C, comment: In order to perform this operation a \
+             successful bind must be completed on the connection., data 0, v4563"
+        } else {
+            "a successful bind is needed to search below the root DSE"
+        };
+        return Err(LdapResult::new(ResultCode::OPERATIONS_ERROR, text));
     }
     let base = base_dn.map_err(|e| {
         LdapResult::new(
@@ -352,6 +356,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             format!("invalid base DN: {e}"),
         )
     })?;
+    let filter = effective_filter(ctx, job);
     let scope = match req.scope {
         SearchScope::Base => Scope::Base,
         SearchScope::OneLevel => Scope::OneLevel,
@@ -386,7 +391,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let mut sorted_cursor: Option<SearchCursor> = None;
     let mut extra_controls: Vec<Control> = Vec::new();
     if let (Some(keys), false) = (&sort, continuing) {
-        let mut dreq = DbSearch::new(base.clone(), scope, req.filter.clone());
+        let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
         dreq.size_limit = 0;
         let ids = match sort_matches(ctx, &dreq, keys) {
             Ok(ids) => ids,
@@ -443,7 +448,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             let c = match sorted_cursor.take() {
                 Some(c) => c,
                 None => {
-                    let mut dreq = DbSearch::new(base, scope, req.filter.clone());
+                    let mut dreq = DbSearch::new(base, scope, filter.clone());
                     dreq.size_limit = 0;
                     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
                     let c = snap.open_cursor(&dreq).map_err(|e| db_result(&e))?;
@@ -486,7 +491,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         let mut batch_bytes = 0usize;
         {
             let snap = ctx.db.read().map_err(|e| db_result(&e))?;
-            let ids = AttrIds::new(&snap, &sel, ctx.cfg.max_val_range);
+            let ids = AttrIds::new(&snap, &sel, ctx, &job.identity, scope == Scope::Base);
             let mut dns = DnCache::default();
             let mut err: Option<DbError> = None;
             let cancel = &job.cancel;
@@ -496,11 +501,12 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                         return Ok(ControlFlow::Break(()));
                     }
                     let dn = snap.cached_dn(&mut dns, hit.id)?;
+                    let attributes =
+                        ids.attributes(&snap, hit.id, &dn, &hit.record, req.types_only);
                     let dn = match extended_dn {
                         Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
                         None => dn,
                     };
-                    let attributes = ids.attributes(&snap, hit.id, &hit.record, req.types_only);
                     batch.push(encode_message(&LdapMessage {
                         id: job.id,
                         op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
@@ -723,16 +729,16 @@ fn vlv_window(
     };
     let mut cursor = SearchCursor::from_ids(window);
     let sel = Selection::new(&job.req.attributes);
-    let attrs = AttrIds::new(&snap, &sel, ctx.cfg.max_val_range);
+    let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
     let mut dns = DnCache::default();
     let mut batch = Vec::new();
     snap.advance(&mut cursor, usize::MAX, |hit| {
         let dn = snap.cached_dn(&mut dns, hit.id)?;
+        let attributes = attrs.attributes(&snap, hit.id, &dn, &hit.record, job.req.types_only);
         let dn = match extended_dn {
             Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
             None => dn,
         };
-        let attributes = attrs.attributes(&snap, hit.id, &hit.record, job.req.types_only);
         batch.push(encode_message(&LdapMessage {
             id: job.id,
             op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
@@ -765,20 +771,75 @@ fn paged_control(cookie: &[u8]) -> Control {
     .to_control(false)
 }
 
-/// Attribute ids resolved once per snapshot for the selection.
+/// The filter a search runs with: assertions on secrets match nothing, and in a domain
+/// tombstones stay out of sight unless the show-deleted control asks for them.
+fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
+    use kauri_db::Filter;
+    fn mask(f: &Filter) -> Filter {
+        let secret = kauri_domain::directory::is_secret;
+        let never = || Filter::Or(Vec::new());
+        match f {
+            Filter::And(v) => Filter::And(v.iter().map(mask).collect()),
+            Filter::Or(v) => Filter::Or(v.iter().map(mask).collect()),
+            Filter::Not(x) => Filter::Not(Box::new(mask(x))),
+            Filter::Equality(a, _)
+            | Filter::Approx(a, _)
+            | Filter::GreaterOrEqual(a, _)
+            | Filter::LessOrEqual(a, _)
+            | Filter::Present(a)
+                if secret(a) =>
+            {
+                never()
+            }
+            Filter::Substrings(sub) if secret(&sub.attr) => never(),
+            Filter::Extensible(m) if m.attr.as_deref().is_some_and(secret) => never(),
+            other => other.clone(),
+        }
+    }
+    let masked = mask(&job.req.filter);
+    let show_deleted = job
+        .controls
+        .iter()
+        .any(|c| c.oid == ctl::SHOW_DELETED || c.oid == ctl::SHOW_RECYCLED);
+    if ctx.dir.domain().is_none() || show_deleted {
+        return masked;
+    }
+    Filter::And(vec![
+        masked,
+        Filter::Not(Box::new(Filter::Equality(
+            "isDeleted".into(),
+            b"TRUE".to_vec(),
+        ))),
+    ])
+}
+
+/// Attribute ids resolved once per snapshot for the selection, what the caller may not
+/// see, and the constructed attributes asked for.
 struct AttrIds {
     all: bool,
     ids: Vec<(u32, Option<ValueRange>)>,
     max_values: usize,
+    /// Secrets (for everyone) and confidential attributes (for non-administrators).
+    hidden: Vec<u32>,
+    /// `distinguishedName`, built from the DN.
+    dn: bool,
+    /// `tokenGroups` (base searches only, as AD computes it).
+    token_groups: bool,
+    /// `msDS-ResultantPSO`.
+    resultant_pso: bool,
+    dir: Arc<kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>>,
 }
 
 impl AttrIds {
     fn new(
         snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
         sel: &Selection,
-        max_values: usize,
+        ctx: &Ctx,
+        identity: &Identity,
+        base_scope: bool,
     ) -> AttrIds {
         let mut ids: Vec<(u32, Option<ValueRange>)> = Vec::new();
+        let wants = |name: &str| sel.wanted.iter().any(|w| w.name.eq_ignore_ascii_case(name));
         for w in &sel.wanted {
             if let Some(id) = snap.attr_id(&w.name) {
                 match ids.iter_mut().find(|(i, _)| *i == id) {
@@ -791,10 +852,65 @@ impl AttrIds {
                 }
             }
         }
+        let domain = ctx.dir.domain().is_some();
+        let mut hidden: Vec<u32> = ctx
+            .hidden_attributes(identity.is_admin())
+            .iter()
+            .filter_map(|n| snap.attr_id(n))
+            .collect();
+        hidden.sort_unstable();
         AttrIds {
             all: sel.all_user,
             ids,
-            max_values: max_values.max(1),
+            max_values: ctx.cfg.max_val_range.max(1),
+            hidden,
+            dn: domain && (sel.all_user || wants("distinguishedName")),
+            token_groups: domain && base_scope && wants("tokenGroups"),
+            resultant_pso: domain && wants("msDS-ResultantPSO"),
+            dir: ctx.dir.clone(),
+        }
+    }
+
+    /// Attributes computed when read: the DN, the token, the resultant policy.
+    fn constructed(
+        &self,
+        snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        id: u64,
+        dn: &str,
+        types_only: bool,
+        out: &mut Vec<Attribute>,
+    ) {
+        let values = |v: Vec<Vec<u8>>| if types_only { Vec::new() } else { v };
+        if self.dn {
+            out.push(Attribute {
+                name: "distinguishedName".into(),
+                values: values(vec![dn.as_bytes().to_vec()]),
+            });
+        }
+        let Some(domain) = self.dir.domain() else {
+            return;
+        };
+        let is_principal = snap
+            .attr_id("objectSid")
+            .and_then(|a| snap.record(id).ok().flatten().map(|r| r.attr(a).is_some()))
+            .unwrap_or(false);
+        if self.token_groups && is_principal {
+            if let Ok(groups) = kauri_domain::directory::token_groups(snap, &domain, id) {
+                out.push(Attribute {
+                    name: "tokenGroups".into(),
+                    values: values(groups.into_iter().map(|(_, s)| s.to_bytes()).collect()),
+                });
+            }
+        }
+        if self.resultant_pso && is_principal {
+            if let Ok(Some(pso)) = kauri_domain::directory::resultant_pso(snap, &domain, id) {
+                if let Ok(pso_dn) = snap.dn_string(pso) {
+                    out.push(Attribute {
+                        name: "msDS-ResultantPSO".into(),
+                        values: values(vec![pso_dn.into_bytes()]),
+                    });
+                }
+            }
         }
     }
 
@@ -802,10 +918,12 @@ impl AttrIds {
         &self,
         snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
         id: u64,
+        dn: &str,
         rec: &kauri_db::record::RecordView<'_>,
         types_only: bool,
     ) -> Vec<Attribute> {
         let mut out = Vec::new();
+        self.constructed(snap, id, dn, types_only, &mut out);
         let range_of = |attr: u32| {
             self.ids
                 .iter()
@@ -814,6 +932,9 @@ impl AttrIds {
         };
         if self.all {
             for a in rec.attrs() {
+                if self.hidden.binary_search(&a.id).is_ok() {
+                    continue;
+                }
                 self.emit_stored(snap, a, range_of(a.id), types_only, &mut out);
             }
             // Linked attributes live in the link table: two prefix reads for all of them.
@@ -834,6 +955,9 @@ impl AttrIds {
         } else {
             let mut dns = None;
             for (attr, range) in &self.ids {
+                if self.hidden.binary_search(attr).is_ok() {
+                    continue;
+                }
                 if let Some(a) = rec.attr(*attr) {
                     self.emit_stored(snap, a, *range, types_only, &mut out);
                 } else if let Ok(Some(targets)) = snap.linked_ids(id, *attr) {

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use kauri_db::Db;
+use kauri_domain::directory::Directory;
+use kauri_domain::schema::SchemaSource;
 use kauri_kv::lmdb::LmdbBackend;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -44,7 +45,15 @@ pub struct Server {
 
 impl Server {
     /// Binds the listeners and starts the writer.
-    pub async fn bind(cfg: ServerConfig, db: Arc<Db<LmdbBackend>>) -> Result<Server, ServeError> {
+    pub async fn bind(
+        mut cfg: ServerConfig,
+        dir: Arc<Directory<LmdbBackend>>,
+        schema_source: SchemaSource,
+    ) -> Result<Server, ServeError> {
+        if dir.domain().is_some() {
+            // A domain answers anonymous clients with the root DSE only.
+            cfg.anonymous_read = false;
+        }
         let tls_config = tls::tls_config(&cfg)?;
         let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
         let plain = TcpListener::bind(&cfg.listen)
@@ -90,18 +99,19 @@ impl Server {
                 })?,
             )
         };
-        let writer = Writer::start(db.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
-        let (schema, source) = kauri_domain::schema::Schema::load_default();
-        tracing::info!(source = ?source, "schema loaded");
+        let writer =
+            Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let ctx = Arc::new(Ctx {
             admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
             cfg,
-            db,
+            db: dir.db().clone(),
+            dir,
             writer,
             tls: Some(acceptor),
             counters: Counters::default(),
-            subschema: crate::subschema::Subschema::render(&schema, source),
-            schema: Arc::new(schema),
+            subschema: parking_lot::Mutex::new((0, Arc::new(crate::subschema::Subschema::empty()))),
+            schema_source,
+            hidden: parking_lot::Mutex::new((0, Arc::default(), Arc::default())),
         });
         Ok(Server {
             ctx,

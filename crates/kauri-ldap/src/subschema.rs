@@ -1,7 +1,7 @@
 //! The subschema entry (RFC 4512 section 4.2), as AD publishes it at
 //! `CN=Aggregate,CN=Schema,CN=Configuration,<forest root>`: every attribute type, object
 //! class and DIT content rule of the AD schema, so generic LDAP browsers can show the
-//! schema. The descriptions are rendered once, when the server starts.
+//! schema. The descriptions are rendered on first use and again after a schema change.
 
 use kauri_domain::schema::{rfc4512, Schema, SchemaSource};
 use kauri_ldap_proto::{Attribute, SearchResultEntry};
@@ -16,6 +16,16 @@ pub struct Subschema {
 }
 
 impl Subschema {
+    /// Nothing rendered yet (replaced on first use).
+    pub fn empty() -> Subschema {
+        Subschema {
+            attribute_types: Vec::new(),
+            object_classes: Vec::new(),
+            dit_content_rules: Vec::new(),
+            source: SchemaSource::Builtin { load_error: None },
+        }
+    }
+
     /// Renders a given schema.
     pub fn render(schema: &Schema, source: SchemaSource) -> Subschema {
         Subschema {

@@ -6,47 +6,24 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use kauri_db::{Db, DbError, Dn, Entry, Modification, Rdn};
+use kauri_domain::directory::{DirError, Directory, Request};
 use kauri_kv::lmdb::LmdbBackend;
 use tokio::sync::oneshot;
 
-/// One change a client asked for.
+/// Work the writer does besides client requests.
 #[derive(Debug)]
-pub enum WriteOp {
-    /// Add an entry.
-    Add(Entry),
-    /// Modify an entry (permissive: the permissive-modify control).
-    Modify {
-        /// The entry.
-        dn: Dn,
-        /// The changes, all or nothing.
-        mods: Vec<Modification>,
-        /// Adding present / deleting absent values is not an error.
-        permissive: bool,
-    },
-    /// Delete an entry (subtree: the tree-delete control).
-    Delete {
-        /// The entry.
-        dn: Dn,
-        /// Delete everything below it too.
-        subtree: bool,
-    },
-    /// Rename and/or move an entry.
-    Rename {
-        /// The entry.
-        dn: Dn,
-        /// Its new RDN.
-        new_rdn: Rdn,
-        /// Remove the old RDN values.
-        delete_old_rdn: bool,
-        /// The new parent, for a move.
-        new_parent: Option<Dn>,
-    },
+pub enum Task {
+    /// A change, validated by the directory service.
+    Change(Box<Request>),
+    /// Purge tombstones older than the tombstone lifetime.
+    CollectTombstones,
+    /// Publish committed schema changes (the root DSE's `schemaUpdateNow`).
+    SchemaUpdateNow,
 }
 
 struct Job {
-    op: WriteOp,
-    reply: oneshot::Sender<Result<(), DbError>>,
+    task: Task,
+    reply: oneshot::Sender<Result<(), DirError>>,
 }
 
 /// Counters of the writer, for metrics.
@@ -72,29 +49,35 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer thread.
-    pub fn start(db: Arc<Db<LmdbBackend>>, max_batch: usize) -> std::io::Result<Writer> {
+    pub fn start(dir: Arc<Directory<LmdbBackend>>, max_batch: usize) -> std::io::Result<Writer> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(4096);
         let stats = Arc::new(WriterStats::default());
         let s = stats.clone();
         std::thread::Builder::new()
             .name("kauri-writer".into())
-            .spawn(move || run(&db, &rx, max_batch.max(1), &s))?;
+            .spawn(move || run(&dir, &rx, max_batch.max(1), &s))?;
         Ok(Writer { tx, stats })
     }
 
     /// Submits a change and waits until it is committed (or refused).
-    pub async fn submit(&self, op: WriteOp) -> Result<(), DbError> {
+    pub async fn submit(&self, req: Request) -> Result<(), DirError> {
+        self.run_task(Task::Change(Box::new(req))).await
+    }
+
+    /// Hands the writer a task and waits for its outcome.
+    pub async fn run_task(&self, task: Task) -> Result<(), DirError> {
+        let unavailable = |m: String| DirError::Db(kauri_db::DbError::Unavailable(m));
         let (reply, rx) = oneshot::channel();
         let tx = self.tx.clone();
         // The queue is bounded; waiting for room happens off the async threads.
-        let queued = tokio::task::spawn_blocking(move || tx.send(Job { op, reply }).is_ok())
+        let queued = tokio::task::spawn_blocking(move || tx.send(Job { task, reply }).is_ok())
             .await
-            .map_err(|e| DbError::Unavailable(format!("writer unavailable: {e}")))?;
+            .map_err(|e| unavailable(format!("writer unavailable: {e}")))?;
         if !queued {
-            return Err(DbError::Unavailable("the writer has stopped".into()));
+            return Err(unavailable("the writer has stopped".into()));
         }
         rx.await
-            .map_err(|_| DbError::Unavailable("the writer dropped the request".into()))?
+            .map_err(|_| unavailable("the writer dropped the request".into()))?
     }
 
     /// The writer's counters.
@@ -103,32 +86,26 @@ impl Writer {
     }
 }
 
-fn apply(w: &mut kauri_db::DbWrite<'_, LmdbBackend>, op: WriteOp) -> Result<(), DbError> {
-    match op {
-        WriteOp::Add(e) => w.add(e).map(|_| ()),
-        WriteOp::Modify {
-            dn,
-            mods,
-            permissive,
-        } => {
-            if permissive {
-                w.modify_permissive(&dn, &mods)
-            } else {
-                w.modify(&dn, &mods)
+fn apply(
+    dir: &Directory<LmdbBackend>,
+    w: &mut kauri_db::DbWrite<'_, LmdbBackend>,
+    task: &Task,
+) -> Result<(), DirError> {
+    match task {
+        Task::Change(req) => dir.apply(w, req),
+        Task::CollectTombstones => {
+            let n = dir.collect_tombstones(w)?;
+            if n > 0 {
+                tracing::info!(purged = n, "tombstones past their lifetime purged");
             }
+            Ok(())
         }
-        WriteOp::Delete { dn, subtree } => w.delete(&dn, subtree).map(|_| ()),
-        WriteOp::Rename {
-            dn,
-            new_rdn,
-            delete_old_rdn,
-            new_parent,
-        } => w.rename(&dn, &new_rdn, delete_old_rdn, new_parent.as_ref()),
+        Task::SchemaUpdateNow => Ok(()),
     }
 }
 
 fn run(
-    db: &Db<LmdbBackend>,
+    dir: &Directory<LmdbBackend>,
     rx: &std::sync::mpsc::Receiver<Job>,
     max_batch: usize,
     stats: &WriterStats,
@@ -141,12 +118,13 @@ fn run(
                 Err(_) => break,
             }
         }
-        let mut w = match db.write() {
+        let unavailable = |m: String| DirError::Db(kauri_db::DbError::Unavailable(m));
+        let mut w = match dir.db().write() {
             Ok(w) => w,
             Err(e) => {
                 let msg = e.to_string();
                 for j in jobs {
-                    let _ = j.reply.send(Err(DbError::Unavailable(msg.clone())));
+                    let _ = j.reply.send(Err(unavailable(msg.clone())));
                 }
                 continue;
             }
@@ -155,12 +133,15 @@ fn run(
         let mut replies = Vec::with_capacity(jobs.len());
         for j in jobs {
             // Each operation runs in its own nested transaction inside `DbWrite`.
-            outcomes.push(apply(&mut w, j.op));
+            outcomes.push(apply(dir, &mut w, &j.task));
             replies.push(j.reply);
         }
         let n = replies.len() as u64;
         match w.commit() {
             Ok(_) => {
+                if let Err(e) = dir.after_commit() {
+                    tracing::error!(error = %e, "publishing the extended schema failed");
+                }
                 stats.commits.fetch_add(1, Ordering::Relaxed);
                 stats.requests.fetch_add(n, Ordering::Relaxed);
                 let i = BATCH_BUCKETS
@@ -175,10 +156,11 @@ fn run(
                 }
             }
             Err(e) => {
+                dir.after_abort();
                 tracing::error!(error = %e, "commit failed; {n} requests refused");
                 let msg = e.to_string();
                 for reply in replies {
-                    let _ = reply.send(Err(DbError::Unavailable(format!("commit failed: {msg}"))));
+                    let _ = reply.send(Err(unavailable(format!("commit failed: {msg}"))));
                 }
             }
         }

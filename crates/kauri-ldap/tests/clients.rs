@@ -85,7 +85,11 @@ fn start(tune: impl FnOnce(&mut ServerConfig)) -> Running {
         .enable_all()
         .build()
         .unwrap();
-    let server = rt.block_on(Server::bind(cfg, Arc::new(db))).unwrap();
+    let (schema, source) = kauri_domain::schema::Schema::load_default();
+    let dir = kauri_domain::directory::Directory::new(Arc::new(db), schema, None).unwrap();
+    let server = rt
+        .block_on(Server::bind(cfg, Arc::new(dir), source))
+        .unwrap();
     let port = server.local_addr().unwrap().port();
     let tls_port = server.tls_addr().unwrap().port();
     let metrics_port = server.metrics_addr().unwrap().port();

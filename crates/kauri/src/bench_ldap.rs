@@ -447,8 +447,11 @@ fn run_kauri_in(opts: &Options, users_only: bool, dir: &Path) -> Result<ServerRe
         .enable_all()
         .build()
         .context("starting the server runtime")?;
+    let (schema, source) = kauri_domain::schema::Schema::load_default();
+    let dir = kauri_domain::directory::Directory::new(Arc::new(db), schema, None)
+        .context("opening the directory")?;
     let server = server_rt
-        .block_on(Server::bind(cfg, Arc::new(db)))
+        .block_on(Server::bind(cfg, Arc::new(dir), source))
         .context("starting the Kauri server")?;
     let addr = server
         .local_addr()

@@ -4,6 +4,7 @@
 mod bench_db;
 mod bench_ldap;
 mod dbcmd;
+mod domain;
 mod populate;
 mod profile;
 mod serve;
@@ -43,6 +44,17 @@ enum Command {
         #[command(subcommand)]
         what: DbCommand,
     },
+    /// Active Directory domains.
+    Domain {
+        #[command(subcommand)]
+        what: DomainCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DomainCommand {
+    /// Create a new domain (a new forest) in an empty data folder.
+    Provision(domain::ProvisionOptions),
 }
 
 #[derive(Debug, clap::Args)]
@@ -288,6 +300,9 @@ fn main() -> Result<()> {
             }
             DbCommand::Stats { data, json } => dbcmd::stats(&data, json)?,
         },
+        Command::Domain {
+            what: DomainCommand::Provision(opts),
+        } => domain::provision(&opts)?,
     }
     Ok(())
 }

@@ -1,14 +1,13 @@
-//! `kauri serve` and `kauri demo`: open (or create) a database and serve it over LDAP.
+//! `kauri serve` and `kauri demo`: open (or create) a directory and serve it over LDAP.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use kauri_db::{Db, Dn, Entry};
-use kauri_kv::lmdb::LmdbOptions;
+use kauri_db::{Dn, Entry};
+use kauri_domain::directory::{Caller, Change, Request};
 use kauri_ldap::{Server, ServerConfig};
 
-use crate::profile::directory_config;
+use crate::domain::open_directory;
 
 /// Flags that override the configuration file.
 #[derive(Debug, Default, Clone)]
@@ -41,13 +40,6 @@ pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
     Ok(cfg)
 }
 
-fn open_db(data: &Path) -> Result<Arc<Db<kauri_kv::lmdb::LmdbBackend>>> {
-    std::fs::create_dir_all(data).with_context(|| format!("creating {}", data.display()))?;
-    let db = Db::open_lmdb(&data.join("db"), directory_config(), LmdbOptions::default())
-        .with_context(|| format!("opening the database in {}", data.join("db").display()))?;
-    Ok(Arc::new(db))
-}
-
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -58,9 +50,16 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 /// `kauri serve`.
 pub fn serve(o: &Overrides) -> Result<()> {
     let cfg = load_config(o)?;
-    let db = open_db(&cfg.data)?;
+    let (dir, source) = open_directory(&cfg.data)?;
+    if let Some(d) = dir.domain() {
+        eprintln!(
+            "kauri: domain {} ({})",
+            d.dns_name.to_ascii_uppercase(),
+            d.domain_dn
+        );
+    }
     runtime()?.block_on(async move {
-        let server = Server::bind(cfg, db).await?;
+        let server = Server::bind(cfg, dir, source).await?;
         eprintln!("kauri: serving ldap://{}", server.local_addr()?);
         if let Some(a) = server.tls_addr() {
             eprintln!("kauri: serving ldaps://{a}");
@@ -70,40 +69,50 @@ pub fn serve(o: &Overrides) -> Result<()> {
     })
 }
 
-const DEMO_SUFFIX: &str = "dc=samdom,dc=example,dc=com";
+const DEMO_REALM: &str = "SAMDOM.EXAMPLE.COM";
+const DEMO_DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 
-/// Fills an empty database with a small sample tree; returns whether it did.
-pub fn sample_tree(db: &Db<kauri_kv::lmdb::LmdbBackend>, user_password: &str) -> Result<bool> {
-    let r = db.read()?;
-    if !r.naming_contexts()?.is_empty() {
+/// Provisions the demo domain in an empty data folder and adds a few people; returns
+/// whether it did (false: the folder already holds it).
+fn demo_domain(data: &Path, password: &str) -> Result<bool> {
+    if crate::domain::is_domain(data) {
         return Ok(false);
     }
-    drop(r);
-    let dn = |s: String| Dn::parse(&s).map_err(|e| anyhow::anyhow!("{s}: {e}"));
-    let hashed = kauri_ldap::auth::hash_password(user_password.as_bytes())
-        .map_err(|e| anyhow::anyhow!("no randomness for a password salt: {e}"))?;
-    let mut w = db.write()?;
-    w.add_root(
-        Entry::new(dn(DEMO_SUFFIX.to_string())?)
-            .with("objectClass", &["top", "domain"])
-            .with("description", &["Kauri demo domain"]),
-    )?;
-    // The configuration and schema partitions AD clients look for in the root DSE; they
-    // stay empty until the domain layer provisions them.
-    w.add_naming_context(
-        Entry::new(dn(format!("CN=Configuration,{DEMO_SUFFIX}"))?)
-            .with("objectClass", &["top", "configuration"]),
-    )?;
-    w.add_naming_context(
-        Entry::new(dn(format!("CN=Schema,CN=Configuration,{DEMO_SUFFIX}"))?)
-            .with("objectClass", &["top", "dMD"]),
-    )?;
-    for ou in ["People", "Groups", "Computers"] {
-        w.add(
-            Entry::new(dn(format!("ou={ou},{DEMO_SUFFIX}"))?)
-                .with("objectClass", &["top", "organizationalUnit"]),
-        )?;
+    if data.join("db").join("data.mdb").exists() {
+        anyhow::bail!(
+            "{} holds a directory that is not a domain (made by an older Kauri?); remove it \
+             or pass --data elsewhere",
+            data.display()
+        );
     }
+    crate::domain::provision(&crate::domain::ProvisionOptions {
+        realm: DEMO_REALM.into(),
+        domain: "SAMDOM".into(),
+        adminpass: password.into(),
+        targetdir: data.to_path_buf(),
+        schema_dir: None,
+        host_name: "DC1".into(),
+        site: "Default-First-Site-Name".into(),
+        json: true,
+    })
+    .map(|_| ())?;
+    let (dir, _) = open_directory(data)?;
+    let dn = |s: String| Dn::parse(&s).map_err(|e| anyhow::anyhow!("{s}: {e}"));
+    let system = |change: Change| Request {
+        caller: Caller::System,
+        encrypted: true,
+        change,
+    };
+    let mut w = dir.db().write()?;
+    let ou = format!("OU=Demo,{DEMO_DOMAIN}");
+    dir.apply(
+        &mut w,
+        &system(Change::Add(
+            Entry::new(dn(ou.clone())?)
+                .with("objectClass", &["organizationalUnit"])
+                .with("description", &["Kauri demo people"]),
+        )),
+    )?;
     let people = [
         ("Aroha", "Ngata", "Engineering"),
         ("Wiremu", "Parata", "Engineering"),
@@ -115,48 +124,44 @@ pub fn sample_tree(db: &Db<kauri_kv::lmdb::LmdbBackend>, user_password: &str) ->
     for (i, (given, sn, dept)) in people.iter().enumerate() {
         let cn = format!("{given} {sn}");
         let uid = given.to_lowercase();
-        let user_dn = format!("cn={cn},ou=People,{DEMO_SUFFIX}");
-        w.add(
-            Entry::new(dn(user_dn.clone())?)
-                .with(
-                    "objectClass",
-                    &["top", "person", "organizationalPerson", "user"],
-                )
-                .with("cn", &[&cn])
-                .with("givenName", &[given])
-                .with("sn", &[sn])
-                .with("displayName", &[&cn])
-                .with("sAMAccountName", &[&uid])
-                .with("userPrincipalName", &[&format!("{uid}@samdom.example.com")])
-                .with("mail", &[&format!("{uid}@example.com")])
-                .with("department", &[dept])
-                .with("employeeID", &[&format!("E{:05}", i + 1)])
-                .with("userPassword", &[&hashed]),
-        )?;
+        let user_dn = format!("CN={cn},{ou}");
+        let mut e = Entry::new(dn(user_dn.clone())?)
+            .with("objectClass", &["user"])
+            .with("givenName", &[given])
+            .with("sn", &[sn])
+            .with("displayName", &[&cn])
+            .with("sAMAccountName", &[&uid])
+            .with("userPrincipalName", &[&format!("{uid}@samdom.example.com")])
+            .with("mail", &[&format!("{uid}@example.com")])
+            .with("department", &[dept])
+            .with("employeeID", &[&format!("E{:05}", i + 1)])
+            .with("userAccountControl", &["512"]);
+        e.push(
+            "unicodePwd",
+            vec![kauri_domain::password::encode_unicode_pwd(password)],
+        );
+        dir.apply(&mut w, &system(Change::Add(e)))?;
         members.push(user_dn);
     }
     let member_refs: Vec<&str> = members.iter().map(String::as_str).collect();
-    w.add(
-        Entry::new(dn(format!("cn=Everyone,ou=Groups,{DEMO_SUFFIX}"))?)
-            .with("objectClass", &["top", "group"])
-            .with("cn", &["Everyone"])
-            .with("member", &member_refs),
+    dir.apply(
+        &mut w,
+        &system(Change::Add(
+            Entry::new(dn(format!("CN=Demo Team,{ou}"))?)
+                .with("objectClass", &["group"])
+                .with("sAMAccountName", &["demo-team"])
+                .with("member", &member_refs),
+        )),
     )?;
     w.commit()?;
     Ok(true)
 }
 
 fn random_password() -> Result<String> {
-    let mut raw = [0u8; 12];
-    getrandom::fill(&mut raw).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
-    let alphabet = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    Ok(raw
-        .iter()
-        .map(|b| alphabet[(*b as usize) % alphabet.len()] as char)
-        .collect())
+    kauri_domain::password::generate_password().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// `kauri demo`: a demo directory in `./kauri-data` (created on first run, reused after),
+/// `kauri demo`: a demo domain in `./kauri-data` (provisioned on first run, reused after),
 /// served on 127.0.0.1 with a self-signed TLS pair.
 pub fn demo(o: &Overrides) -> Result<()> {
     let mut cfg = load_config(o)?;
@@ -171,28 +176,26 @@ pub fn demo(o: &Overrides) -> Result<()> {
             p
         }
     };
-    cfg.admin_dn = format!("cn=admin,{DEMO_SUFFIX}");
     if cfg.listen_ldapi.as_os_str().is_empty() {
         cfg.listen_ldapi = cfg.data.join("ldapi");
     }
     let ldapi = cfg.listen_ldapi.display().to_string().replace('/', "%2F");
-    cfg.admin_password = password.clone();
-    let db = open_db(&cfg.data)?;
-    let created = sample_tree(&db, &password)?;
+    let created = demo_domain(&cfg.data, &password)?;
+    let (dir, source) = open_directory(&cfg.data)?;
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;
     let ca = cert.with_file_name("ca.pem");
     let ca = if ca.exists() { ca } else { cert };
     let data = cfg.data.clone();
     runtime()?.block_on(async move {
-        let server = Server::bind(cfg, db).await?;
+        let server = Server::bind(cfg, dir, source).await?;
         let port = server.local_addr()?.port();
         println!(
-            "Kauri demo directory {} ({})",
-            DEMO_SUFFIX,
+            "Kauri demo domain {DEMO_REALM} ({})",
             if created { "created" } else { "reused" }
         );
         println!("  data:     {}", data.display());
-        println!("  admin:    cn=admin,{DEMO_SUFFIX}");
+        println!("  admin:    CN=Administrator,CN=Users,{DEMO_DOMAIN} (or SAMDOM\\Administrator)");
+        println!("  users:    aroha, wiremu, mere, james, priya in OU=Demo (same password)");
         println!("  password: {password}   (also in {})", pw_file.display());
         println!("  serving:  ldap://127.0.0.1:{port}");
         if let Some(a) = server.tls_addr() {
@@ -201,11 +204,11 @@ pub fn demo(o: &Overrides) -> Result<()> {
         println!();
         println!("Try:");
         println!(
-            "  ldapsearch -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}' -b {DEMO_SUFFIX} '(objectClass=person)' cn mail"
+            "  ldapsearch -x -H ldap://127.0.0.1:{port} -D 'SAMDOM\\Administrator' -w '{password}' -b OU=Demo,{DEMO_DOMAIN} '(objectClass=user)' sAMAccountName memberOf"
         );
         println!("  ldapwhoami -Q -Y EXTERNAL -H ldapi://{ldapi}");
         println!(
-            "  LDAPTLS_CACERT={} ldapwhoami -ZZ -x -H ldap://127.0.0.1:{port} -D cn=admin,{DEMO_SUFFIX} -w '{password}'",
+            "  LDAPTLS_CACERT={} ldapwhoami -ZZ -x -H ldap://127.0.0.1:{port} -D aroha@samdom.example.com -w '{password}'",
             ca.display()
         );
         println!();

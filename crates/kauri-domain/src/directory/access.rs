@@ -45,10 +45,21 @@ pub struct Access<'a> {
     caller: &'a Caller,
 }
 
+/// The caller an administrator or a plain account stands for, when only that is known.
+static ADMIN: Caller = Caller::System;
+static NOT_ADMIN: Caller = Caller::Anonymous;
+
 impl<'a> Access<'a> {
     /// The policy as it applies to `caller`.
     pub fn of(caller: &'a Caller) -> Access<'a> {
         Access { caller }
+    }
+
+    /// The read policy for an administrator or not (what a search needs to know).
+    pub fn of_admin(admin: bool) -> Access<'static> {
+        Access {
+            caller: if admin { &ADMIN } else { &NOT_ADMIN },
+        }
     }
 
     /// Whether the caller may search below the root DSE.

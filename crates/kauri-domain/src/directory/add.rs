@@ -139,6 +139,11 @@ pub(crate) fn attribute_def<'s>(schema: &'s Schema, name: &str) -> DirResult<&'s
         })
 }
 
+/// Whether the server alone writes an attribute, whatever the object.
+fn is_server_owned(def: &AttributeDef) -> bool {
+    SERVER_OWNED.contains(&def.ldap_name.to_ascii_lowercase().as_str())
+}
+
 /// Refuses attributes the caller may not write.
 pub(crate) fn check_writable(def: &AttributeDef, system: bool) -> DirResult<()> {
     let lower = def.ldap_name.to_ascii_lowercase();
@@ -222,10 +227,17 @@ impl<B: Backend> Directory<B> {
             .rdn()
             .cloned()
             .ok_or_else(|| DirError::UnwillingToPerform("cannot add the root DSE".into()))?;
+        // Schema objects are made of system-only attributes (attributeID, governsID, …):
+        // AD accepts them when such an object is created.
+        let schema_object = entry.get("objectClass").is_some_and(|v| {
+            v.iter().any(|c| {
+                c.eq_ignore_ascii_case(b"attributeSchema") || c.eq_ignore_ascii_case(b"classSchema")
+            })
+        });
         let mut attrs = Attrs::new();
         for (name, values) in entry.attrs {
             let def = attribute_def(schema, &name)?;
-            check_writable(def, system)?;
+            check_writable(def, system || (schema_object && !is_server_owned(def)))?;
             if values.is_empty() {
                 return Err(DirError::ConstraintViolation(format!(
                     "{name}: an attribute needs at least one value"

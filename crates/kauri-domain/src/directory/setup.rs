@@ -81,6 +81,12 @@ impl<B: Backend> Directory<B> {
                 "the directory is not empty; provision into a new target directory".into(),
             ));
         }
+        // The Administrator's password meets the policy the new domain starts with.
+        crate::password::PasswordPolicy::default()
+            .check_new_password(admin_password, "Administrator", "", None)
+            .map_err(|v| {
+                DirError::ConstraintViolation(format!("the administrator password: {v}"))
+            })?;
         let snap = self.schema();
         let entries = provision::entries(params, &snap.schema)
             .map_err(|e| DirError::UnwillingToPerform(format!("provisioning: {e}")))?;

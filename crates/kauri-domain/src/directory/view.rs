@@ -11,7 +11,8 @@ use super::error::DirResult;
 pub trait View {
     /// The id of an entry.
     fn id_of(&self, dn: &Dn) -> DirResult<Option<u64>>;
-    /// The raw values of an attribute of a record (empty when absent).
+    /// The raw values of an attribute of a record (empty when absent); a linked
+    /// attribute's values are the DNs it links to.
     fn values(&self, id: u64, attr: &str) -> DirResult<Vec<Vec<u8>>>;
     /// The DN of a record.
     fn dn_of(&self, id: u64) -> DirResult<String>;
@@ -45,6 +46,13 @@ macro_rules! view_impl {
             }
 
             fn values(&self, id: u64, attr: &str) -> DirResult<Vec<Vec<u8>>> {
+                if let Some(ids) = self.linked_ids_by_name(id, attr)? {
+                    let mut out = Vec::with_capacity(ids.len());
+                    for t in ids {
+                        out.push(self.dn_string(t)?.into_bytes());
+                    }
+                    return Ok(out);
+                }
                 let Some(aid) = self.stored_attr_id(attr) else {
                     return Ok(Vec::new());
                 };

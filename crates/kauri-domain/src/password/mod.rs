@@ -28,6 +28,20 @@ pub use time::{
 };
 pub use unicode_pwd::{decode_unicode_pwd, encode_unicode_pwd};
 
+/// A random password that meets AD's complexity rule (for "generate one for me"
+/// requests and demo accounts): 16 random letters and digits, then one of each kind.
+pub fn generate_password() -> Result<String, PasswordError> {
+    let mut raw = [0u8; 16];
+    getrandom::fill(&mut raw).map_err(|e| PasswordError::Random(e.to_string()))?;
+    let alphabet = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    let mut p: String = raw
+        .iter()
+        .map(|b| char::from(alphabet[usize::from(*b) % alphabet.len()]))
+        .collect();
+    p.push_str("-7aZ");
+    Ok(p)
+}
+
 /// Why a password value, stored secret, sealed blob, key file or policy attribute was
 /// refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,262 @@
+//! `kauri domain provision`, and opening a data folder as a directory: a provisioned
+//! domain (its schema read back from the Schema naming context) or a plain directory.
+//!
+//! A data folder holds `db/` (the database), `secrets.key` (the key that seals password
+//! hashes, created at provisioning, mode 0600) and `domain.json` (what was provisioned:
+//! its presence marks a domain).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use kauri_db::Db;
+use kauri_domain::directory::{stored_schema, Directory};
+use kauri_domain::password::SecretKey;
+use kauri_domain::provision::ProvisionParams;
+use kauri_domain::schema::{Schema, SchemaSource};
+use kauri_domain::sid::Sid;
+use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::profile::directory_config;
+
+/// What `domain.json` records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DomainFile {
+    /// `SAMDOM.EXAMPLE.COM`.
+    pub realm: String,
+    /// `SAMDOM`.
+    pub netbios_domain: String,
+    /// This DC's host name.
+    pub dc_name: String,
+    /// The domain SID.
+    pub domain_sid: String,
+    /// The domain's DN.
+    pub domain_dn: String,
+    /// The Administrator's DN.
+    pub administrator: String,
+}
+
+/// Options of `kauri domain provision`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProvisionOptions {
+    /// DNS name of the domain, e.g. SAMDOM.EXAMPLE.COM.
+    #[arg(long)]
+    pub realm: String,
+    /// NetBIOS name of the domain, e.g. SAMDOM.
+    #[arg(long)]
+    pub domain: String,
+    /// The Administrator's password.
+    #[arg(long)]
+    pub adminpass: String,
+    /// Data folder to create.
+    #[arg(long, default_value = "kauri-data")]
+    pub targetdir: PathBuf,
+    /// Folder with Microsoft's schema files (default: samba-ad-provision's, else the
+    /// built-in core schema).
+    #[arg(long)]
+    pub schema_dir: Option<PathBuf>,
+    /// This DC's host name.
+    #[arg(long, default_value = "DC1")]
+    pub host_name: String,
+    /// The site the DC is placed in.
+    #[arg(long, default_value = "Default-First-Site-Name")]
+    pub site: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What provisioning reports.
+#[derive(Debug, Serialize)]
+struct Report {
+    realm: String,
+    domain: String,
+    domain_dn: String,
+    domain_sid: String,
+    administrator: String,
+    entries: usize,
+    schema_objects: usize,
+    schema_source: String,
+    data: String,
+    seconds: f64,
+}
+
+fn db_dir(data: &Path) -> PathBuf {
+    data.join("db")
+}
+
+fn key_file(data: &Path) -> PathBuf {
+    data.join("secrets.key")
+}
+
+fn domain_file(data: &Path) -> PathBuf {
+    data.join("domain.json")
+}
+
+/// Whether a data folder holds a provisioned domain.
+pub fn is_domain(data: &Path) -> bool {
+    domain_file(data).exists()
+}
+
+fn describe(source: &SchemaSource) -> String {
+    match source {
+        SchemaSource::Files(dir) => format!("Microsoft's published schema from {}", dir.display()),
+        SchemaSource::Builtin { load_error: None } => {
+            "Kauri's built-in core schema (install samba-ad-provision for the full AD schema)"
+                .to_string()
+        }
+        SchemaSource::Builtin {
+            load_error: Some(e),
+        } => format!("Kauri's built-in core schema (the schema files did not load: {e})"),
+    }
+}
+
+/// `kauri domain provision`: nothing is left behind when it fails.
+pub fn provision(o: &ProvisionOptions) -> Result<()> {
+    if is_domain(&o.targetdir) || db_dir(&o.targetdir).join("data.mdb").exists() {
+        bail!(
+            "{} already holds a directory; provision into a new target folder",
+            o.targetdir.display()
+        );
+    }
+    kauri_domain::password::PasswordPolicy::default()
+        .check_new_password(&o.adminpass, "Administrator", "", None)
+        .map_err(|v| anyhow::anyhow!("the administrator password: {v}"))?;
+    let existed = o.targetdir.exists();
+    let made = provision_into(o);
+    if made.is_err() {
+        // What this run created goes; a folder that was there stays (emptied of ours).
+        if existed {
+            let _ = std::fs::remove_dir_all(db_dir(&o.targetdir));
+            let _ = std::fs::remove_file(key_file(&o.targetdir));
+            let _ = std::fs::remove_file(domain_file(&o.targetdir));
+        } else {
+            let _ = std::fs::remove_dir_all(&o.targetdir);
+        }
+    }
+    made
+}
+
+fn provision_into(o: &ProvisionOptions) -> Result<()> {
+    let started = Instant::now();
+    let (schema, source) = match &o.schema_dir {
+        Some(dir) => (
+            Schema::load_dir(dir)
+                .with_context(|| format!("loading the schema from {}", dir.display()))?,
+            SchemaSource::Files(dir.clone()),
+        ),
+        None => Schema::load_default(),
+    };
+    if !o.json {
+        eprintln!("Schema: {}", describe(&source));
+    }
+    std::fs::create_dir_all(db_dir(&o.targetdir))
+        .with_context(|| format!("creating {}", o.targetdir.display()))?;
+    let key = SecretKey::create(key_file(&o.targetdir)).context("creating the secrets key")?;
+    let db = Db::open_lmdb(
+        &db_dir(&o.targetdir),
+        schema.db_config(),
+        LmdbOptions::default(),
+    )
+    .context("creating the database")?;
+    let dir = Directory::new(Arc::new(db), schema, Some(key)).context("opening the directory")?;
+    let params = ProvisionParams {
+        realm: o.realm.to_ascii_uppercase(),
+        netbios_domain: o.domain.to_ascii_uppercase(),
+        dc_name: o.host_name.to_ascii_uppercase(),
+        domain_sid: Sid::new_domain().context("choosing a domain SID")?,
+        site: o.site.clone(),
+    };
+    let bar = if o.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(0)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} entries")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message("provisioning");
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let made = dir
+        .provision(&params, &o.adminpass, Some(&progress))
+        .context("provisioning")?;
+    bar.finish_and_clear();
+    let file = DomainFile {
+        realm: params.realm.clone(),
+        netbios_domain: params.netbios_domain.clone(),
+        dc_name: params.dc_name.clone(),
+        domain_sid: made.domain_sid.clone(),
+        domain_dn: made.domain_dn.clone(),
+        administrator: made.administrator.clone(),
+    };
+    std::fs::write(
+        domain_file(&o.targetdir),
+        serde_json::to_string_pretty(&file)?,
+    )
+    .context("writing domain.json")?;
+    let report = Report {
+        realm: params.realm,
+        domain: params.netbios_domain,
+        domain_dn: made.domain_dn,
+        domain_sid: made.domain_sid,
+        administrator: made.administrator,
+        entries: made.entries,
+        schema_objects: made.schema_objects,
+        schema_source: describe(&source),
+        data: o.targetdir.display().to_string(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("Provisioned {} ({})", report.realm, report.domain);
+        println!("  domain:         {}", report.domain_dn);
+        println!("  domain SID:     {}", report.domain_sid);
+        println!("  administrator:  {}", report.administrator);
+        println!(
+            "  objects:        {} ({} schema definitions)",
+            report.entries, report.schema_objects
+        );
+        println!("  data:           {}", report.data);
+        println!("  took:           {:.2} s", report.seconds);
+        println!();
+        println!(
+            "Serve it with: kauri serve --data {}",
+            o.targetdir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Opens a data folder as a directory: a domain with its stored schema, or a plain
+/// directory with the default one.
+pub fn open_directory(data: &Path) -> Result<(Arc<Directory<LmdbBackend>>, SchemaSource)> {
+    std::fs::create_dir_all(data).with_context(|| format!("creating {}", data.display()))?;
+    let (default_schema, source) = Schema::load_default();
+    if !is_domain(data) {
+        let db = Db::open_lmdb(&db_dir(data), directory_config(), LmdbOptions::default())
+            .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
+        let dir = Directory::new(Arc::new(db), default_schema, None)?;
+        return Ok((Arc::new(dir), source));
+    }
+    let key = SecretKey::load(key_file(data)).context("loading the secrets key")?;
+    let db = Db::open_lmdb_deferred(
+        &db_dir(data),
+        default_schema.db_config(),
+        LmdbOptions::default(),
+    )
+    .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
+    let schema = stored_schema(&db)
+        .context("reading the schema from the Schema naming context")?
+        .unwrap_or(default_schema);
+    db.adopt_config(schema.db_config())
+        .context("bringing the database up to date with its schema")?;
+    let dir = Directory::new(Arc::new(db), schema, Some(key))?;
+    Ok((Arc::new(dir), source))
+}
