@@ -101,20 +101,27 @@ impl<B: Backend> Directory<B> {
         } else {
             old_set
         };
-        // The entry after the change: counts of the touched attributes.
+        // The entry after the change. Values are counted only where the count decides
+        // something (single-valued and mandatory attributes): counting the members of a
+        // 100,000-member group on every added member would make that add cost O(n).
         let mut counts: HashMap<String, usize> = HashMap::new();
         for m in &out {
             let lower = m.attr.to_ascii_lowercase();
+            let def = attribute_def(schema, &lower)?;
+            let adds = matches!(m.op, ModifyOp::Add | ModifyOp::Replace) && !m.values.is_empty();
+            if adds && !set.allowed.contains(&lower) {
+                return Err(DirError::ObjectClassViolation(format!(
+                    "0000207D: objectclass_attrs: attribute '{}' is not allowed on an object \
+                     of class {}",
+                    def.ldap_name, set.structural
+                )));
+            }
+            if !def.single_valued && !set.must.contains(&lower) {
+                continue;
+            }
             let now = match counts.get(&lower) {
                 Some(n) => *n,
-                None => {
-                    let stored = w.values(id, &m.attr)?.len();
-                    if stored > 0 {
-                        stored
-                    } else {
-                        w.links(id, &m.attr)?.len()
-                    }
-                }
+                None => w.values(id, &m.attr)?.len(),
             };
             let after = match m.op {
                 ModifyOp::Replace => m.values.len(),
@@ -123,30 +130,20 @@ impl<B: Backend> Directory<B> {
                 ModifyOp::Delete => now.saturating_sub(m.values.len()),
                 ModifyOp::Increment => now,
             };
-            counts.insert(lower, after);
-        }
-        for (lower, n) in &counts {
-            let def = attribute_def(schema, lower)?;
-            if *n == 0 && set.must.contains(lower) {
+            if after == 0 && set.must.contains(&lower) {
                 return Err(DirError::ObjectClassViolation(format!(
                     "00002014: objectclass_attrs: attribute '{}' is mandatory for an object \
                      of class {}",
                     def.ldap_name, set.structural
                 )));
             }
-            if *n > 0 && !set.allowed.contains(lower) {
-                return Err(DirError::ObjectClassViolation(format!(
-                    "0000207D: objectclass_attrs: attribute '{}' is not allowed on an object \
-                     of class {}",
-                    def.ldap_name, set.structural
-                )));
-            }
-            if *n > 1 && def.single_valued {
+            if after > 1 && def.single_valued {
                 return Err(DirError::ConstraintViolation(format!(
                     "{} is single-valued",
                     def.ldap_name
                 )));
             }
+            counts.insert(lower, after);
         }
         if oc_changed {
             // Every attribute the entry keeps must still be allowed.
@@ -158,7 +155,12 @@ impl<B: Backend> Directory<B> {
                 let Some(lower) = w.attribute_name(aid).map(|n| n.to_ascii_lowercase()) else {
                     continue;
                 };
-                let kept = counts.get(&lower).is_none_or(|n| *n > 0);
+                let emptied = out.iter().any(|m| {
+                    m.attr.eq_ignore_ascii_case(&lower)
+                        && (m.op == ModifyOp::Delete && m.values.is_empty()
+                            || m.op == ModifyOp::Replace && m.values.is_empty())
+                });
+                let kept = counts.get(&lower).map_or(!emptied, |n| *n > 0);
                 if kept && !set.allowed.contains(&lower) && !is_server_kept(&lower) {
                     return Err(DirError::ObjectClassViolation(format!(
                         "0000207D: objectclass_attrs: attribute '{lower}' is not allowed on                          an object of class {} without the classes removed",
