@@ -66,6 +66,9 @@ pub struct ProvisionOptions {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print nothing (the demo provisions quietly).
+    #[arg(skip)]
+    pub quiet: bool,
 }
 
 /// What provisioning reports.
@@ -149,7 +152,7 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
         ),
         None => Schema::load_default(),
     };
-    if !o.json {
+    if !o.json && !o.quiet {
         eprintln!("Schema: {}", describe(&source));
     }
     std::fs::create_dir_all(db_dir(&o.targetdir))
@@ -169,7 +172,7 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
         domain_sid: Sid::new_domain().context("choosing a domain SID")?,
         site: o.site.clone(),
     };
-    let bar = if o.json {
+    let bar = if o.json || o.quiet {
         indicatif::ProgressBar::hidden()
     } else {
         indicatif::ProgressBar::new(0)
@@ -212,6 +215,9 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
         data: o.targetdir.display().to_string(),
         seconds: started.elapsed().as_secs_f64(),
     };
+    if o.quiet {
+        return Ok(());
+    }
     if o.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -93,7 +93,8 @@ fn demo_domain(data: &Path, password: &str) -> Result<bool> {
         schema_dir: None,
         host_name: "DC1".into(),
         site: "Default-First-Site-Name".into(),
-        json: true,
+        json: false,
+        quiet: true,
     })
     .map(|_| ())?;
     let (dir, _) = open_directory(data)?;
