@@ -557,10 +557,30 @@ fn deleting_leaves_a_tombstone() {
         ),
         Err(53)
     );
-    // The collector leaves young tombstones alone.
+    // The collector leaves young tombstones alone and purges those past the lifetime.
     let mut w = dir.db().write().unwrap();
     assert_eq!(dir.collect_tombstones(&mut w).unwrap(), 0);
     w.commit().unwrap();
+    let tomb = dir.db().read().unwrap().dn_string(id).unwrap();
+    run(
+        &dir,
+        Caller::System,
+        true,
+        Change::Modify {
+            dn: dn(&tomb),
+            mods: vec![Modification::new(
+                ModifyOp::Replace,
+                "whenChanged",
+                &["20000101000000.0Z"],
+            )],
+            permissive: false,
+        },
+    )
+    .unwrap();
+    let mut w = dir.db().write().unwrap();
+    assert_eq!(dir.collect_tombstones(&mut w).unwrap(), 1);
+    w.commit().unwrap();
+    assert!(dir.db().read().unwrap().record(id).unwrap().is_none());
 }
 
 #[test]

@@ -102,7 +102,7 @@ pub struct Ctx {
     pub schema_source: kauri_domain::schema::SchemaSource,
     /// Names of the attributes hidden from (non-administrators, administrators), for the
     /// schema snapshot they were listed from.
-    pub hidden: parking_lot::Mutex<HiddenCache>,
+    pub hidden: parking_lot::RwLock<HiddenCache>,
 }
 
 impl Ctx {
@@ -128,7 +128,17 @@ impl Ctx {
     pub fn hidden_attributes(&self, admin: bool) -> Arc<Vec<String>> {
         let snap = self.dir.schema();
         let key = Arc::as_ptr(&snap) as usize;
-        let mut cached = self.hidden.lock();
+        {
+            let cached = self.hidden.read();
+            if cached.0 == key {
+                return if admin {
+                    cached.2.clone()
+                } else {
+                    cached.1.clone()
+                };
+            }
+        }
+        let mut cached = self.hidden.write();
         if cached.0 != key {
             let list = |admin: bool| {
                 let access = kauri_domain::directory::Access::of_admin(admin);

@@ -111,7 +111,7 @@ impl Server {
             counters: Counters::default(),
             subschema: parking_lot::Mutex::new((0, Arc::new(crate::subschema::Subschema::empty()))),
             schema_source,
-            hidden: parking_lot::Mutex::new((0, Arc::default(), Arc::default())),
+            hidden: parking_lot::RwLock::new((0, Arc::default(), Arc::default())),
         });
         Ok(Server {
             ctx,
@@ -151,12 +151,33 @@ impl Server {
         if let Some(local) = self.local {
             tokio::spawn(local_loop(local, self.ctx.clone(), limit.clone()));
         }
+        if self.ctx.dir.domain().is_some() {
+            tokio::spawn(collect_tombstones(self.ctx.clone()));
+        }
         if let Some(secure) = self.secure {
             let ctx = self.ctx.clone();
             let limit = limit.clone();
             tokio::spawn(accept_loop(secure, ctx, limit, true));
         }
         accept_loop(self.plain, self.ctx, limit, false).await;
+    }
+}
+
+/// How often the writer purges tombstones past their lifetime.
+const TOMBSTONE_SWEEP: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Purges expired tombstones hourly (the first sweep right after start).
+async fn collect_tombstones(ctx: Arc<Ctx>) {
+    let mut every = tokio::time::interval(TOMBSTONE_SWEEP);
+    loop {
+        every.tick().await;
+        if let Err(e) = ctx
+            .writer
+            .run_task(crate::writer::Task::CollectTombstones)
+            .await
+        {
+            tracing::warn!(error = %e, "purging tombstones failed");
+        }
     }
 }
 

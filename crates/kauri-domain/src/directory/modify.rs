@@ -179,11 +179,16 @@ impl<B: Backend> Directory<B> {
         if out.is_empty() {
             return Ok(());
         }
-        out.push(Modification::new(
-            ModifyOp::Replace,
-            "whenChanged",
-            &[&generalized_time(now_secs())],
-        ));
+        if !out
+            .iter()
+            .any(|m| m.attr.eq_ignore_ascii_case("whenChanged"))
+        {
+            out.push(Modification::new(
+                ModifyOp::Replace,
+                "whenChanged",
+                &[&generalized_time(now_secs())],
+            ));
+        }
         if permissive {
             w.modify_permissive(dn, &out)?;
         } else {
