@@ -796,7 +796,14 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
             other => other.clone(),
         }
     }
-    let masked = mask(&job.req.filter);
+    let masked = match ctx.dir.domain() {
+        Some(d) => categories(
+            &mask(&job.req.filter),
+            &ctx.dir.schema().schema,
+            &d.schema_dn,
+        ),
+        None => mask(&job.req.filter),
+    };
     let show_deleted = job
         .controls
         .iter()
@@ -811,6 +818,37 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
             b"TRUE".to_vec(),
         ))),
     ])
+}
+
+/// AD's shorthand `(objectCategory=person)`: a class name where a DN belongs stands for
+/// that class's `defaultObjectCategory` (`CN=Person,CN=Schema,…`).
+fn categories(
+    f: &kauri_db::Filter,
+    schema: &kauri_domain::schema::Schema,
+    schema_dn: &Dn,
+) -> kauri_db::Filter {
+    use kauri_db::Filter;
+    let walk = |v: &[Filter]| v.iter().map(|x| categories(x, schema, schema_dn)).collect();
+    match f {
+        Filter::And(v) => Filter::And(walk(v)),
+        Filter::Or(v) => Filter::Or(walk(v)),
+        Filter::Not(x) => Filter::Not(Box::new(categories(x, schema, schema_dn))),
+        Filter::Equality(a, v)
+            if a.eq_ignore_ascii_case("objectCategory") && !v.contains(&b'=') =>
+        {
+            let dn = std::str::from_utf8(v)
+                .ok()
+                .and_then(|name| schema.class(name))
+                .and_then(|c| {
+                    kauri_domain::schema::objects::default_object_category(c, schema_dn).ok()?
+                });
+            match dn {
+                Some(dn) => Filter::Equality(a.clone(), dn.to_string().into_bytes()),
+                None => f.clone(),
+            }
+        }
+        other => other.clone(),
+    }
 }
 
 /// Attribute ids resolved once per snapshot for the selection, what the caller may not

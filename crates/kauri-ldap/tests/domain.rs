@@ -230,6 +230,9 @@ assert add(u, 'user', {'sAMAccountName': 'rules', 'userPrincipalName': 'rules@sa
 assert add('OU=below,' + u, 'organizationalUnit', {}) == 64
 assert add('CN=Rules2,CN=Users,' + BASE, 'user', {'sAMAccountName': 'RULES'}) == 68
 assert add('CN=Rules3,CN=Users,' + BASE, 'user', {'userPrincipalName': 'Rules@samdom.example.com'}) == 19
+# AD's shorthand: a class name for objectCategory.
+c.search('CN=Users,' + BASE, '(&(objectCategory=person)(sAMAccountName=rules))', attributes=['cn'])
+assert len(c.entries) == 1, c.entries
 c.search(u, '(objectClass=*)', search_scope=SBASE, attributes=['objectClass', 'objectCategory', 'sAMAccountType', 'primaryGroupID', 'objectSid', 'instanceType'])
 e = c.entries[0]
 assert e.objectClass.values == ['top', 'person', 'organizationalPerson', 'user'], e.objectClass.values
