@@ -11,17 +11,30 @@ use kauri_kv::Backend;
 
 use crate::profile::directory_config;
 
-/// Opens an existing database folder (refusing to create one by accident).
+/// Opens an existing database folder (refusing to create one by accident): `dir` is the
+/// database itself or the data folder holding it in `db/`. A domain's database opens with
+/// the configuration of the schema it stores, never with another.
 pub fn open_existing(dir: &Path) -> Result<Db<LmdbBackend>> {
-    if !dir.join("data.mdb").exists() {
+    let (data, db_dir) = if dir.join("db").join("data.mdb").exists() {
+        (dir.to_path_buf(), dir.join("db"))
+    } else {
+        (
+            dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+            dir.to_path_buf(),
+        )
+    };
+    if !db_dir.join("data.mdb").exists() {
         anyhow::bail!(
             "no database in {} (expected {})",
             dir.display(),
-            dir.join("data.mdb").display()
+            db_dir.join("data.mdb").display()
         );
     }
-    Db::open_lmdb(dir, directory_config(), LmdbOptions::default())
-        .with_context(|| format!("opening the database in {}", dir.display()))
+    if crate::domain::is_domain(&data) {
+        return crate::domain::open_domain_db(&data);
+    }
+    Db::open_lmdb(&db_dir, directory_config(), LmdbOptions::default())
+        .with_context(|| format!("opening the database in {}", db_dir.display()))
 }
 
 fn progress_bar(show: bool, what: &str) -> ProgressBar {

@@ -103,7 +103,8 @@ pub fn is_domain(data: &Path) -> bool {
     domain_file(data).exists()
 }
 
-fn describe(source: &SchemaSource) -> String {
+/// Where a schema came from, for people.
+pub(crate) fn describe(source: &SchemaSource) -> String {
     match source {
         SchemaSource::Files(dir) => format!("Microsoft's published schema from {}", dir.display()),
         SchemaSource::Builtin { load_error: None } => {
@@ -252,17 +253,23 @@ pub fn open_directory(data: &Path) -> Result<(Arc<Directory<LmdbBackend>>, Schem
         return Ok((Arc::new(dir), source));
     }
     let key = SecretKey::load(key_file(data)).context("loading the secrets key")?;
-    let db = Db::open_lmdb_deferred(
-        &db_dir(data),
-        default_schema.db_config(),
-        LmdbOptions::default(),
-    )
-    .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
-    let schema = stored_schema(&db)
-        .context("reading the schema from the Schema naming context")?
-        .unwrap_or(default_schema);
-    db.adopt_config(schema.db_config())
-        .context("bringing the database up to date with its schema")?;
+    let (db, schema) = open_domain_db_with(data, default_schema)?;
     let dir = Directory::new(Arc::new(db), schema, Some(key))?;
     Ok((Arc::new(dir), source))
+}
+
+/// A domain's database, configured by the schema stored in its Schema NC.
+pub fn open_domain_db(data: &Path) -> Result<Db<LmdbBackend>> {
+    open_domain_db_with(data, Schema::load_default().0).map(|(db, _)| db)
+}
+
+fn open_domain_db_with(data: &Path, fallback: Schema) -> Result<(Db<LmdbBackend>, Schema)> {
+    let db = Db::open_lmdb_deferred(&db_dir(data), fallback.db_config(), LmdbOptions::default())
+        .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
+    let schema = stored_schema(&db)
+        .context("reading the schema from the Schema naming context")?
+        .unwrap_or(fallback);
+    db.adopt_config(schema.db_config())
+        .context("bringing the database up to date with its schema")?;
+    Ok((db, schema))
 }

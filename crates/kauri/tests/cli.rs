@@ -272,3 +272,52 @@ fn serve_reads_its_configuration_file_and_flags_override_it() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn a_provisioned_domain_passes_its_own_check_and_refuses_a_second_provision() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("corp");
+    let target = target.to_str().unwrap();
+    let provision = |pass: &str| {
+        kauri(&[
+            "domain",
+            "provision",
+            "--realm",
+            "CORP.EXAMPLE.ORG",
+            "--domain",
+            "CORP",
+            "--adminpass",
+            pass,
+            "--targetdir",
+            target,
+            "--json",
+        ])
+    };
+    // A weak password is refused before anything is written.
+    let weak = provision("short");
+    assert!(!weak.status.success());
+    assert!(!std::path::Path::new(target).exists());
+    let made = provision("Corp.Passw0rd");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let report = json(&made);
+    assert_eq!(report["domain_dn"], "DC=corp,DC=example,DC=org");
+    assert!(report["entries"].as_u64().unwrap() > 400);
+    // The data folder and its database both open with the domain's own schema: the
+    // check finds nothing to repair, twice.
+    for path in [target.to_string(), format!("{target}/db")] {
+        let check = kauri(&["db", "check", "-H", &path, "--json"]);
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+        assert_eq!(json(&check)["clean"], true);
+    }
+    let again = provision("Corp.Passw0rd");
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds a directory"));
+}
