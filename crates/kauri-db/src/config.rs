@@ -123,6 +123,10 @@ pub struct DbConfig {
     /// Linked attributes by lowercased name (both directions of each pair); their values
     /// live in the `links` table, not in records.
     pub links: HashMap<String, LinkRole>,
+    /// Lowercased names under which an entry's own DN can be asserted in filters (AD's
+    /// `distinguishedName`): computed from the hierarchy, never stored, so renames keep
+    /// them right for free.
+    pub dn_attributes: Vec<String>,
 }
 
 /// The part an attribute plays in a linked pair (AD's linkID pairs: `member` is the
@@ -164,6 +168,7 @@ impl Default for DbConfig {
             unindexed_warn_limit: 100,
             sort_budget: 256 << 20,
             links: HashMap::new(),
+            dn_attributes: Vec::new(),
         }
     }
 }

@@ -160,6 +160,12 @@ pub trait AttrResolver {
         let _ = lower;
         false
     }
+
+    /// The id of the entry a DN names (`None` when none or not a DN).
+    fn entry_id(&self, dn: &[u8]) -> Option<u64> {
+        let _ = dn;
+        None
+    }
 }
 
 fn link_compiled(m: LinkMatch) -> Option<Compiled> {
@@ -174,6 +180,9 @@ fn link_compiled(m: LinkMatch) -> Option<Compiled> {
 /// Compiles a filter. Attributes that were never stored compile to `False` (an absent
 /// attribute matches no assertion), values that do not fit the syntax to `Undefined`.
 pub fn compile(filter: &Filter, cfg: &DbConfig, res: &dyn AttrResolver) -> Compiled {
+    if let Some(c) = compile_own_dn(filter, cfg, res) {
+        return c;
+    }
     let attr_of = |a: &str| -> (Option<u32>, Syntax) {
         let lower = a.to_ascii_lowercase();
         (res.resolve(&lower), cfg.schema.syntax_of_lower(&lower))
@@ -262,6 +271,26 @@ pub fn compile(filter: &Filter, cfg: &DbConfig, res: &dyn AttrResolver) -> Compi
             None => Compiled::False,
         },
         Filter::Extensible(m) => compile_ext(m, cfg, res),
+    }
+}
+
+/// Assertions on an attribute that names the entry's own DN: equality is the entry that
+/// DN names, presence is every entry.
+fn compile_own_dn(filter: &Filter, cfg: &DbConfig, res: &dyn AttrResolver) -> Option<Compiled> {
+    let is_dn_attr = |a: &str| cfg.dn_attributes.iter().any(|d| d.eq_ignore_ascii_case(a));
+    match filter {
+        Filter::Equality(a, v) | Filter::Approx(a, v) if is_dn_attr(a) => {
+            Some(match res.entry_id(v) {
+                Some(id) => Compiled::InSet(vec![id].into()),
+                None => Compiled::False,
+            })
+        }
+        Filter::Present(a) if is_dn_attr(a) => Some(Compiled::True),
+        Filter::GreaterOrEqual(a, _) | Filter::LessOrEqual(a, _) if is_dn_attr(a) => {
+            Some(Compiled::Undefined)
+        }
+        Filter::Substrings(s) if is_dn_attr(&s.attr) => Some(Compiled::Undefined),
+        _ => None,
     }
 }
 

@@ -570,6 +570,11 @@ impl<B: Backend> AttrResolver for DbRead<'_, B> {
     fn is_linked(&self, lower: &str) -> bool {
         self.cfg.link_of_lower(lower).is_some()
     }
+
+    fn entry_id(&self, dn: &[u8]) -> Option<u64> {
+        let dn = Dn::parse(std::str::from_utf8(dn).ok()?).ok()?;
+        self.lookup(&dn).ok()?.filter(|id| *id != 0)
+    }
 }
 
 /// Every id reached from `start` by following links of `attr` in direction `kind`, each

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{self, Identity};
 use crate::ctx::Ctx;
+use crate::extdn;
 use crate::result::{db_result, dir_result};
 use crate::search::{self, PagedStore, SearchJob};
 use kauri_domain::directory::{Caller, Change, Request};
@@ -472,7 +473,11 @@ impl Conn {
                 });
                 Next::Continue
             }
-            ProtocolOp::AddRequest(a) => {
+            ProtocolOp::AddRequest(mut a) => {
+                a.dn = extdn::plain_dn(&self.ctx, &a.dn);
+                for attr in &mut a.attributes {
+                    extdn::plain_values(&self.ctx, &attr.name, &mut attr.values);
+                }
                 let op = Dn::parse(&a.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
@@ -508,7 +513,12 @@ impl Conn {
                     drop(permit);
                     return Next::Continue;
                 }
-                let op = Dn::parse(&r.dn)
+                let target = extdn::plain_dn(&self.ctx, &r.dn);
+                let mut r = r;
+                for c in &mut r.changes {
+                    extdn::plain_values(&self.ctx, &c.attribute.name, &mut c.attribute.values);
+                }
+                let op = Dn::parse(&target)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
@@ -543,7 +553,7 @@ impl Conn {
             }
             ProtocolOp::DelRequest(dn) => {
                 let subtree = has_control(&m.controls, ctl::TREE_DELETE);
-                let op = Dn::parse(&dn)
+                let op = Dn::parse(&extdn::plain_dn(&self.ctx, &dn))
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
@@ -567,10 +577,14 @@ impl Conn {
                     )
                 };
                 let op = (|| {
-                    let dn = Dn::parse(&r.dn).map_err(|e| bad("DN", e))?;
+                    let dn =
+                        Dn::parse(&extdn::plain_dn(&self.ctx, &r.dn)).map_err(|e| bad("DN", e))?;
                     let new_rdn = Rdn::parse(&r.new_rdn).map_err(|e| bad("new RDN", e))?;
                     let new_parent = match &r.new_superior {
-                        Some(s) => Some(Dn::parse(s).map_err(|e| bad("new superior", e))?),
+                        Some(s) => Some(
+                            Dn::parse(&extdn::plain_dn(&self.ctx, s))
+                                .map_err(|e| bad("new superior", e))?,
+                        ),
                         None => None,
                     };
                     Ok(Change::Rename {
@@ -1129,7 +1143,7 @@ fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -
             "a successful bind is needed to compare",
         );
     }
-    let Ok(dn) = Dn::parse(dn) else {
+    let Ok(dn) = Dn::parse(&crate::extdn::plain_dn(ctx, dn)) else {
         return LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid DN");
     };
     if ctx

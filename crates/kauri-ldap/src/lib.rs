@@ -13,6 +13,7 @@ pub mod auth;
 pub mod config;
 pub mod conn;
 pub mod ctx;
+pub mod extdn;
 pub mod metrics;
 pub mod result;
 pub mod rootdse;

@@ -315,7 +315,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     }
     // Only a base named `CN=Aggregate` can be the subschema entry: other base searches
     // (the common read of one object) skip working out the default naming context.
-    let base_dn = Dn::parse(&req.base);
+    let base_dn = Dn::parse(&crate::extdn::plain_dn(ctx, &req.base));
     let aggregate = base_dn
         .as_ref()
         .ok()
@@ -796,13 +796,10 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
             other => other.clone(),
         }
     }
+    let plain = crate::extdn::plain_filter(ctx, &job.req.filter);
     let masked = match ctx.dir.domain() {
-        Some(d) => categories(
-            &mask(&job.req.filter),
-            &ctx.dir.schema().schema,
-            &d.schema_dn,
-        ),
-        None => mask(&job.req.filter),
+        Some(d) => categories(&mask(&plain), &ctx.dir.schema().schema, &d.schema_dn),
+        None => mask(&plain),
     };
     let show_deleted = job
         .controls

@@ -166,6 +166,19 @@ assert 'user' in c.server.schema.object_classes
 c.search('CN=Schema,CN=Configuration,' + BASE, '(lDAPDisplayName=sAMAccountName)', attributes=['attributeID', 'isSingleValued', 'searchFlags'])
 e = c.entries[0]
 assert e.attributeID.value == '1.2.840.113556.1.4.221', e
+# AD's other ways to name an object: its own DN as an attribute, <SID=…>, <GUID=…>, <WKGUID=…>.
+c.search(BASE, '(distinguishedName=%s)' % ADMIN, attributes=['objectSid', 'objectGUID'])
+assert len(c.entries) == 1 and c.entries[0].entry_dn == ADMIN, c.entries
+sid = c.entries[0].objectSid.value
+guid = c.entries[0].objectGUID.value.strip('{}')
+for base in ['<SID=%s>' % sid, '<GUID=%s>' % guid]:
+    c.search(base, '(objectClass=*)', search_scope=SBASE, attributes=['cn'])
+    assert len(c.entries) == 1 and c.entries[0].entry_dn == ADMIN, (base, c.result)
+c.search('<WKGUID=a9d1ca15768811d1aded00c04fd8d5cd,%s>' % BASE, '(objectClass=*)', search_scope=SBASE, attributes=['cn'])
+assert c.entries[0].entry_dn == 'CN=Users,' + BASE, c.entries
+domain_admins = sid.rsplit('-', 1)[0] + '-512'
+c.search(BASE, '(memberOf=<SID=%s>)' % domain_admins, attributes=['cn'])
+assert any(e.entry_dn == ADMIN for e in c.entries), c.entries
 # Anonymous: the root DSE and nothing else.
 a = Connection(Server('127.0.0.1', port=PORT, get_info=None))
 a.bind()

@@ -41,7 +41,7 @@ pub(crate) const SERVER_OWNED: &[&str] = &[
 ];
 
 /// Attributes a client may name on add whose value the server decides or checks.
-const ACCEPTED_ON_ADD: &[&str] = &["instancetype", "distinguishedname", "objectclass"];
+const ACCEPTED_ON_ADD: &[&str] = &["instancetype", "distinguishedname", "objectclass", "name"];
 
 /// `instanceType` of an ordinary writable object.
 const IT_WRITE: &str = "4";
@@ -254,6 +254,16 @@ impl<B: Backend> Directory<B> {
             if !same {
                 return Err(DirError::ConstraintViolation(
                     "distinguishedName differs from the entry's name".into(),
+                ));
+            }
+        }
+        // `name` is the RDN's value; a client may state it, not change it.
+        if let Some(v) = attrs.take("name") {
+            let given = v.first().map(|n| String::from_utf8_lossy(n).into_owned());
+            let rdn_value = rdn.avas().first().map(|a| a.value.clone());
+            if given.as_deref().map(str::to_lowercase) != rdn_value.map(|r| r.to_lowercase()) {
+                return Err(DirError::ConstraintViolation(
+                    "name differs from the entry's RDN value".into(),
                 ));
             }
         }

@@ -722,6 +722,7 @@ impl Schema {
             }
         }
         config.schema = map;
+        config.dn_attributes = vec!["distinguishedname".to_string()];
         config.indexes.clear();
         for a in &self.attributes {
             let syn = syntax::kauri_syntax(a);

@@ -1,7 +1,8 @@
-//! Samba's own LDAP tests from Debian's samba-testsuite, run unmodified with a simple bind
-//! against a domain provisioned and served by the `kauri` binary: the schema read through
-//! paged searches of the Schema NC, server-side sort, a search nested inside another on
-//! one connection, and modifies of every naming context's head.
+//! Samba's own tools against a domain provisioned and served by the `kauri` binary, run
+//! unmodified with a simple bind: smbtorture's LDAP tests from Debian's samba-testsuite
+//! (the schema read through paged searches of the Schema NC, server-side sort, a search
+//! nested inside another on one connection, modifies of every naming context's head), and
+//! `samba-tool` managing users, groups and computers over `ldap://`.
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -25,8 +26,8 @@ impl Drop for KillOnDrop {
     }
 }
 
-#[test]
-fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
+/// A provisioned domain served on a free port: its folder, the server, and `host:port`.
+fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("domain");
     let provision = Command::new(env!("CARGO_BIN_EXE_kauri"))
@@ -53,9 +54,7 @@ fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
             .unwrap(),
     );
     let stderr = server.0.stderr.take().unwrap();
-    let mut lines = std::io::BufReader::new(stderr)
-        .lines()
-        .map_while(Result::ok);
+    let mut lines = std::io::BufReader::new(stderr).lines().map_while(Result::ok);
     let addr = lines
         .by_ref()
         .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))
@@ -68,6 +67,13 @@ fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
         "[global]\n\tworkgroup = SAMDOM\n\trealm = SAMDOM.EXAMPLE.COM\n",
     )
     .unwrap();
+    (dir, server, addr)
+}
+
+#[test]
+fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
+    let (dir, _server, addr) = serve_domain();
+    let conf = dir.path().join("client.conf");
     let o = Command::new("smbtorture")
         .arg(format!("//{addr}/_none_"))
         .arg("-s")
@@ -101,4 +107,50 @@ fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
             .unwrap_or(0);
         assert!(count > 100, "{filter}: {count} read\n{}", report());
     }
+}
+
+#[test]
+fn samba_tool_manages_the_domain_over_ldap() {
+    let (dir, _server, addr) = serve_domain();
+    let conf = dir.path().join("client.conf");
+    let tool = |args: &[&str]| {
+        let o = Command::new("samba-tool")
+            .args(args)
+            .arg("-H")
+            .arg(format!("ldap://{addr}"))
+            .arg("-s")
+            .arg(&conf)
+            .arg(format!("--simple-bind-dn={ADMIN}"))
+            .arg(format!("--password={PASSWORD}"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run samba-tool (install samba-common-bin): {e}"));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "samba-tool {args:?}: {text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text
+    };
+    let users = tool(&["user", "list"]);
+    assert!(users.lines().any(|l| l == "Administrator"), "{users}");
+    assert!(tool(&["group", "listmembers", "Domain Admins"])
+        .lines()
+        .any(|l| l == "Administrator"));
+    let shown = tool(&["user", "show", "Administrator"]);
+    assert!(shown.contains("objectSid: S-1-5-21-"), "{shown}");
+    assert!(tool(&["domain", "level", "show"]).contains("Domain function level"));
+    // Groups, computers and OUs, created through the well-known containers.
+    tool(&["group", "add", "Sales"]);
+    tool(&["computer", "create", "ws01"]);
+    tool(&["ou", "create", "OU=Branch"]);
+    assert!(tool(&["group", "list"]).lines().any(|l| l == "Sales"));
+    assert!(tool(&["computer", "list"]).lines().any(|l| l == "ws01$"));
+    tool(&["group", "addmembers", "Sales", "ws01$"]);
+    assert!(tool(&["group", "listmembers", "Sales"])
+        .lines()
+        .any(|l| l == "ws01$"));
+    tool(&["group", "removemembers", "Sales", "ws01$"]);
+    tool(&["group", "delete", "Sales"]);
+    assert!(!tool(&["group", "list"]).lines().any(|l| l == "Sales"));
 }
