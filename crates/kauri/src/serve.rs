@@ -183,6 +183,7 @@ pub fn demo(o: &Overrides) -> Result<()> {
     let ldapi = cfg.listen_ldapi.display().to_string().replace('/', "%2F");
     let created = demo_domain(&cfg.data, &password)?;
     let (dir, source) = open_directory(&cfg.data)?;
+    let schema = crate::domain::describe(&source);
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;
     let ca = cert.with_file_name("ca.pem");
     let ca = if ca.exists() { ca } else { cert };
@@ -195,6 +196,7 @@ pub fn demo(o: &Overrides) -> Result<()> {
             if created { "created" } else { "reused" }
         );
         println!("  data:     {}", data.display());
+        println!("  schema:   {schema}");
         println!("  admin:    CN=Administrator,CN=Users,{DEMO_DOMAIN} (or SAMDOM\\Administrator)");
         println!("  users:    aroha, wiremu, mere, james, priya in OU=Demo (same password)");
         println!("  password: {password}   (also in {})", pw_file.display());
