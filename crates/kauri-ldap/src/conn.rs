@@ -70,6 +70,9 @@ const OP_MODIFY: usize = 3;
 const OP_DELETE: usize = 4;
 const OP_MODDN: usize = 5;
 const OP_COMPARE: usize = 6;
+const OP_EXTENDED: usize = 7;
+const OP_ABANDON: usize = 8;
+const OP_UNBIND: usize = 9;
 
 /// The response operation that answers a request (by its APPLICATION tag number), for
 /// errors on requests that could not be fully decoded.
@@ -377,11 +380,21 @@ impl Conn {
         let id = m.id;
         let started = Instant::now();
         match m.op {
-            ProtocolOp::UnbindRequest => Next::Close,
+            ProtocolOp::UnbindRequest => {
+                self.ctx.counters.finish(OP_UNBIND, true, started.elapsed());
+                Next::Close
+            }
             ProtocolOp::AbandonRequest(target) => {
-                if let Some(t) = self.running.lock().get(&target) {
-                    t.cancel();
-                }
+                let found = match self.running.lock().get(&target) {
+                    Some(t) => {
+                        t.cancel();
+                        true
+                    }
+                    None => false,
+                };
+                self.ctx
+                    .counters
+                    .finish(OP_ABANDON, found, started.elapsed());
                 Next::Continue
             }
             ProtocolOp::BindRequest(b) => {
@@ -607,10 +620,16 @@ impl Conn {
             }
             ProtocolOp::ExtendedRequest(x) => match x.name.as_str() {
                 ctl::START_TLS => {
+                    self.ctx
+                        .counters
+                        .finish(OP_EXTENDED, true, started.elapsed());
                     drop(permit);
                     Next::StartTls(id)
                 }
                 ctl::WHO_AM_I => {
+                    self.ctx
+                        .counters
+                        .finish(OP_EXTENDED, true, started.elapsed());
                     let value = self.identity.authz_id().into_bytes();
                     self.reply(msg(
                         id,
@@ -627,6 +646,9 @@ impl Conn {
                     Next::Continue
                 }
                 other => {
+                    self.ctx
+                        .counters
+                        .finish(OP_EXTENDED, false, started.elapsed());
                     self.reply(msg(
                         id,
                         ProtocolOp::ExtendedResponse(ExtendedResponse {
@@ -1120,10 +1142,16 @@ async fn submit_password_change(
     generated: Option<Vec<u8>>,
     respond: impl Fn(LdapResult, Option<Vec<u8>>) -> Vec<u8>,
 ) -> Vec<u8> {
+    let started = Instant::now();
     let result = match ctx.writer.submit(req).await {
         Ok(()) => LdapResult::success(),
         Err(e) => dir_result(&e),
     };
+    ctx.counters.finish(
+        OP_EXTENDED,
+        result.code == ResultCode::SUCCESS,
+        started.elapsed(),
+    );
     let gen = generated
         .filter(|_| result.code == ResultCode::SUCCESS)
         .and_then(|p| {

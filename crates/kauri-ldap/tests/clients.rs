@@ -693,6 +693,8 @@ fn metrics_endpoint_counts_what_happened() {
         Some(&format!("dn: cn=M,{BASE}\ncn: M\n\n")),
     );
     assert!(o.status.success(), "{}", text(&o));
+    let o = ldap("ldapwhoami", &admin(&s, &[]), None);
+    assert!(o.status.success(), "{}", text(&o));
     let mut sock = TcpStream::connect(("127.0.0.1", s.metrics_port)).unwrap();
     sock.write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n")
         .unwrap();
@@ -701,11 +703,12 @@ fn metrics_endpoint_counts_what_happened() {
     for needle in [
         "kauri_ldap_requests_total{op=\"search\",outcome=\"success\"} 1",
         "kauri_ldap_requests_total{op=\"add\",outcome=\"success\"} 1",
-        "kauri_ldap_requests_total{op=\"bind\",outcome=\"success\"} 2",
+        "kauri_ldap_requests_total{op=\"extended\",outcome=\"success\"} 1",
+        "kauri_ldap_requests_total{op=\"bind\",outcome=\"success\"} 3",
         "kauri_ldap_request_duration_seconds_bucket{op=\"search\",le=\"+Inf\"} 1",
         "kauri_writer_commits_total 1",
         "kauri_writer_batch_size_bucket{le=\"1\"} 1",
-        "kauri_ldap_connections_total 2",
+        "kauri_ldap_connections_total 3",
         "\nkauri_db_unindexed_searches_total ",
     ] {
         assert!(body.contains(needle), "missing {needle}:\n{body}");
