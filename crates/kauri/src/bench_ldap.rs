@@ -18,6 +18,7 @@
 //! which `--write-ldif` writes the users-only directory as inetOrgPerson entries.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,13 +26,15 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use futures_util::{SinkExt, StreamExt};
 use kauri_db::{Db, Entry, Filter};
+use kauri_domain::directory::Directory;
+use kauri_domain::schema::SchemaSource;
 use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
 use kauri_ldap::{Server, ServerConfig};
 use kauri_ldap_proto::controls::{ControlValue, PagedResults};
 use kauri_ldap_proto::{
     codec::LdapCodec, AddRequest, Attribute, BindAuth, BindRequest, Change, Control, DerefAliases,
     LdapMessage, LdapResult, ModOp, ModifyRequest, ProtocolOp, ResultCode, SearchRequest,
-    SearchScope,
+    SearchResultEntry, SearchScope,
 };
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
@@ -369,7 +372,8 @@ pub fn run(opts: &Options) -> Result<Vec<ServerReport>> {
     Ok(reports)
 }
 
-fn client_runtime() -> Result<tokio::runtime::Runtime> {
+/// A 2-thread tokio runtime for a load client, apart from the server's.
+pub(crate) fn client_runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("bench-client")
@@ -441,22 +445,9 @@ fn run_kauri_in(opts: &Options, users_only: bool, dir: &Path) -> Result<ServerRe
         size_limit: 0,
         ..ServerConfig::default()
     };
-    let server_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("kauri-server")
-        .enable_all()
-        .build()
-        .context("starting the server runtime")?;
     let (schema, source) = kauri_domain::schema::Schema::load_default();
-    let dir = kauri_domain::directory::Directory::new(Arc::new(db), schema, None)
-        .context("opening the directory")?;
-    let server = server_rt
-        .block_on(Server::bind(cfg, Arc::new(dir), source))
-        .context("starting the Kauri server")?;
-    let addr = server
-        .local_addr()
-        .context("reading the server's address")?;
-    server_rt.spawn(server.run());
+    let dir = Directory::new(Arc::new(db), schema, None).context("opening the directory")?;
+    let (server_rt, addr) = start_server(cfg, Arc::new(dir), source)?;
 
     let target = Arc::new(Target {
         addr: addr.to_string(),
@@ -486,6 +477,29 @@ fn run_kauri_in(opts: &Options, users_only: bool, dir: &Path) -> Result<ServerRe
         rows,
         sweeps,
     })
+}
+
+/// Starts the Kauri server for `dir` on a 2-thread runtime of its own; returns the runtime
+/// (shut it down when done) and the plain LDAP address.
+pub(crate) fn start_server(
+    cfg: ServerConfig,
+    dir: Arc<Directory<LmdbBackend>>,
+    source: SchemaSource,
+) -> Result<(tokio::runtime::Runtime, SocketAddr)> {
+    let server_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("kauri-server")
+        .enable_all()
+        .build()
+        .context("starting the server runtime")?;
+    let server = server_rt
+        .block_on(Server::bind(cfg, dir, source))
+        .context("starting the Kauri server")?;
+    let addr = server
+        .local_addr()
+        .context("reading the server's address")?;
+    server_rt.spawn(server.run());
+    Ok((server_rt, addr))
 }
 
 fn run_slapd(opts: &Options, slapd: &SlapdTarget) -> Result<ServerReport> {
@@ -575,13 +589,14 @@ async fn measure(
 }
 
 /// One client connection: a framed TCP stream and the next message id.
-struct Conn {
+pub(crate) struct Conn {
     framed: Framed<TcpStream, LdapCodec>,
     next_id: i32,
 }
 
 impl Conn {
-    async fn connect(addr: &str) -> Result<Conn> {
+    /// Connects to `addr` with Nagle's algorithm off.
+    pub(crate) async fn connect(addr: &str) -> Result<Conn> {
         let stream = TcpStream::connect(addr)
             .await
             .with_context(|| format!("connecting to {addr}"))?;
@@ -621,7 +636,7 @@ impl Conn {
     }
 
     /// Sends a request with a single response and returns its result.
-    async fn call(&mut self, op: ProtocolOp) -> Result<LdapResult> {
+    pub(crate) async fn call(&mut self, op: ProtocolOp) -> Result<LdapResult> {
         let id = self.send(op, Vec::new()).await?;
         match self.recv(id).await?.op {
             ProtocolOp::BindResponse(r) => Ok(r.result),
@@ -635,7 +650,8 @@ impl Conn {
         }
     }
 
-    async fn bind(&mut self, dn: &str, pw: &str) -> Result<LdapResult> {
+    /// A simple bind.
+    pub(crate) async fn bind(&mut self, dn: &str, pw: &str) -> Result<LdapResult> {
         self.call(ProtocolOp::BindRequest(BindRequest {
             version: 3,
             name: dn.to_string(),
@@ -646,30 +662,44 @@ impl Conn {
 
     /// A search; returns the entries received, the result and the controls of the done
     /// message.
-    async fn search(
+    pub(crate) async fn search(
         &mut self,
         req: SearchRequest,
         controls: Vec<Control>,
     ) -> Result<(u64, LdapResult, Vec<Control>)> {
-        let id = self.send(ProtocolOp::SearchRequest(req), controls).await?;
         let mut entries = 0u64;
+        let (r, controls) = self.search_each(req, controls, |_| entries += 1).await?;
+        Ok((entries, r, controls))
+    }
+
+    /// A search handing each entry to `each`; returns the result and the controls of the
+    /// done message.
+    pub(crate) async fn search_each(
+        &mut self,
+        req: SearchRequest,
+        controls: Vec<Control>,
+        mut each: impl FnMut(SearchResultEntry),
+    ) -> Result<(LdapResult, Vec<Control>)> {
+        let id = self.send(ProtocolOp::SearchRequest(req), controls).await?;
         loop {
             let msg = self.recv(id).await?;
             match msg.op {
-                ProtocolOp::SearchResultEntry(_) => entries += 1,
+                ProtocolOp::SearchResultEntry(e) => each(e),
                 ProtocolOp::SearchResultReference(_) => {}
-                ProtocolOp::SearchResultDone(r) => return Ok((entries, r, msg.controls)),
+                ProtocolOp::SearchResultDone(r) => return Ok((r, msg.controls)),
                 other => bail!("unexpected response to a search: {other:?}"),
             }
         }
     }
 
-    async fn unbind(mut self) {
+    /// Says goodbye; the connection is gone either way.
+    pub(crate) async fn unbind(mut self) {
         let _ = self.send(ProtocolOp::UnbindRequest, Vec::new()).await;
     }
 }
 
-fn search_request(base: &str, filter: Filter, attributes: &[&str]) -> SearchRequest {
+/// A subtree search of `base` without limits.
+pub(crate) fn search_request(base: &str, filter: Filter, attributes: &[&str]) -> SearchRequest {
     SearchRequest {
         base: base.to_string(),
         scope: SearchScope::Subtree,
@@ -682,7 +712,8 @@ fn search_request(base: &str, filter: Filter, attributes: &[&str]) -> SearchRequ
     }
 }
 
-fn check(what: &str, r: &LdapResult) -> Option<String> {
+/// Describes `r` unless it is a success.
+pub(crate) fn check(what: &str, r: &LdapResult) -> Option<String> {
     (r.code != ResultCode::SUCCESS)
         .then(|| format!("{what}: result code {} ({:?})", r.code.0, r.message))
 }
@@ -865,10 +896,7 @@ async fn run_workload(target: &Arc<Target>, w: Workload, n: usize, seconds: f64)
     samples.sort_unstable();
     let count = samples.len();
     let us = |ns: u64| ns as f64 / 1e3;
-    let pick = |q: f64| {
-        let i = ((q * count as f64).ceil() as usize).clamp(1, count) - 1;
-        samples.get(i).copied().map(us).unwrap_or(0.0)
-    };
+    let pick = |q: f64| quantile_us(&samples, q);
     let window = (last - warm_end).as_secs_f64().max(1e-9);
     Ok(Row {
         workload: w.name().into(),
@@ -881,6 +909,12 @@ async fn run_workload(target: &Arc<Target>, w: Workload, n: usize, seconds: f64)
         p95_us: pick(0.95),
         max_us: samples.last().copied().map(us).unwrap_or(0.0),
     })
+}
+
+/// The `q` quantile of latencies in nanoseconds, sorted ascending, in µs (0 when empty).
+pub(crate) fn quantile_us(sorted: &[u64], q: f64) -> f64 {
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1)) - 1;
+    sorted.get(i).map_or(0.0, |&ns| ns as f64 / 1e3)
 }
 
 async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep> {
@@ -937,7 +971,8 @@ async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep>
     })
 }
 
-fn num(v: f64) -> String {
+/// A number with as many decimals as its size deserves.
+pub(crate) fn num(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {

@@ -2,6 +2,7 @@
 //! and traffic tools grow here.
 
 mod bench_db;
+mod bench_domain;
 mod bench_ldap;
 mod dbcmd;
 mod domain;
@@ -144,6 +145,41 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A provisioned AD domain over LDAP (issue 4): provisioning, an Exchange-sized schema
+    /// extension, users with group memberships on one and several connections, member adds
+    /// as a group grows, binds, tokenGroups and in-chain searches.
+    Domain {
+        /// Folder for the benchmark domain (removed afterwards).
+        #[arg(long, default_value = "bench-data")]
+        dir: PathBuf,
+        /// Users added in each of the two user runs [default: 100000; 1000 with --quick].
+        #[arg(long)]
+        users: Option<usize>,
+        /// Connections of the concurrent user run and of the group growth.
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+        /// attributeSchema objects of the schema extension [default: 1000; 100 with --quick].
+        #[arg(long)]
+        attributes: Option<usize>,
+        /// classSchema objects of the schema extension [default: 200; 20 with --quick].
+        #[arg(long)]
+        classes: Option<usize>,
+        /// Members the big group grows to [default: 100000; 2000 with --quick].
+        #[arg(long)]
+        group_size: Option<usize>,
+        /// Member adds timed at each group size [default: 500; 100 with --quick].
+        #[arg(long)]
+        window: Option<usize>,
+        /// Timed binds and searches per lookup [default: 2000; 200 with --quick].
+        #[arg(long)]
+        samples: Option<usize>,
+        /// A small run that takes seconds; the sizes above still override it.
+        #[arg(long)]
+        quick: bool,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The read half of `bench db`, run in its own process (prints JSON).
     #[command(hide = true)]
     DbQueries {
@@ -279,6 +315,39 @@ fn main() -> Result<()> {
                 let reports = bench_ldap::run(&opts)?;
                 print_reports(json, &reports, bench_ldap::markdown)?;
             }
+        }
+        Command::Bench {
+            what:
+                BenchCommand::Domain {
+                    dir,
+                    users,
+                    concurrency,
+                    attributes,
+                    classes,
+                    group_size,
+                    window,
+                    samples,
+                    quick,
+                    json,
+                },
+        } => {
+            let mut opts = bench_domain::Options::sizes(dir, quick);
+            opts.concurrency = concurrency;
+            opts.progress = !json;
+            for (given, field) in [
+                (users, &mut opts.users),
+                (attributes, &mut opts.attributes),
+                (classes, &mut opts.classes),
+                (group_size, &mut opts.group_size),
+                (window, &mut opts.window),
+                (samples, &mut opts.samples),
+            ] {
+                if let Some(v) = given {
+                    *field = v;
+                }
+            }
+            let report = bench_domain::run(&opts)?;
+            print_reports(json, &[report], bench_domain::markdown)?;
         }
         Command::Bench {
             what:
