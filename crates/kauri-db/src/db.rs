@@ -36,7 +36,7 @@ pub const T_INDEX: TableId = 4;
 pub const T_LINKS: TableId = 5;
 
 /// The USN attributes are integers whatever the caller's syntax map says.
-fn with_usn_syntaxes(cfg: &mut DbConfig) {
+pub(crate) fn with_usn_syntaxes(cfg: &mut DbConfig) {
     if let Some((created, changed)) = cfg.usn_attributes.clone() {
         cfg.schema.set(&created, crate::syntax::Syntax::Integer);
         cfg.schema.set(&changed, crate::syntax::Syntax::Integer);
@@ -239,10 +239,19 @@ impl<B: Backend> Db<B> {
             self.reindex(None)?;
             return Ok(());
         }
-        let mut w = self.kv.write()?;
-        w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
-        w.put(T_META, meta::SCHEMA_CONFIG, &schema_print)?;
-        w.commit()?;
+        // A caller that stored the fingerprints in the transaction that made the change
+        // (`DbWrite::store_config_fingerprints`) spares a transaction and its sync here.
+        let stored = {
+            let r = self.kv.read()?;
+            r.get(T_META, meta::INDEX_CONFIG)? == Some(fingerprint.as_slice())
+                && r.get(T_META, meta::SCHEMA_CONFIG)? == Some(schema_print.as_slice())
+        };
+        if !stored {
+            let mut w = self.kv.write()?;
+            w.put(T_META, meta::INDEX_CONFIG, &fingerprint)?;
+            w.put(T_META, meta::SCHEMA_CONFIG, &schema_print)?;
+            w.commit()?;
+        }
         Ok(())
     }
 

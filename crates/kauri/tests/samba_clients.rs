@@ -54,7 +54,9 @@ fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String) {
             .unwrap(),
     );
     let stderr = server.0.stderr.take().unwrap();
-    let mut lines = std::io::BufReader::new(stderr).lines().map_while(Result::ok);
+    let mut lines = std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok);
     let addr = lines
         .by_ref()
         .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))

@@ -586,6 +586,21 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::record(&self.kv, id)
     }
 
+    /// Records in this transaction the fingerprints of a configuration the caller will
+    /// hand to [`Db::replace_config`] after the commit (a schema extension), so that the
+    /// stored fingerprints change atomically with the data that needs them and the
+    /// replacement writes nothing more.
+    pub fn store_config_fingerprints(&mut self, cfg: &crate::DbConfig) -> DbResult<()> {
+        let mut cfg = cfg.clone();
+        cfg.max_index_key_len = self.cfg.max_index_key_len;
+        crate::db::with_usn_syntaxes(&mut cfg);
+        self.kv
+            .put(T_META, meta::INDEX_CONFIG, &cfg.index_fingerprint())?;
+        self.kv
+            .put(T_META, meta::SCHEMA_CONFIG, &cfg.schema.fingerprint())?;
+        Ok(())
+    }
+
     /// The children of a record as this transaction sees them.
     pub fn children(&self, id: u64) -> DbResult<Vec<u64>> {
         read::children(&self.kv, id)

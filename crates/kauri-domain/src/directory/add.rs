@@ -395,7 +395,7 @@ impl<B: Backend> Directory<B> {
             w.add(entry)?
         };
         if let Some(o) = schema_object {
-            self.extend_schema(o)?;
+            self.extend_schema(w, o)?;
         }
         Ok(id)
     }
@@ -639,10 +639,16 @@ impl<B: Backend> Directory<B> {
         Ok(Some(schema))
     }
 
-    /// Makes an extended schema the working copy of this transaction; it is published
-    /// after the commit.
-    fn extend_schema(&self, schema: Schema) -> DirResult<()> {
-        *self.pending.lock() = Some(std::sync::Arc::new(SchemaSnapshot::new(schema)));
+    /// Makes an extended schema the working copy of this transaction (published after
+    /// the commit), storing the fingerprints of its database configuration in the same
+    /// transaction.
+    fn extend_schema(&self, w: &mut DbWrite<'_, B>, schema: Schema) -> DirResult<()> {
+        let config = schema.db_config();
+        w.store_config_fingerprints(&config)?;
+        *self.pending.lock() = Some(super::Pending {
+            snap: std::sync::Arc::new(SchemaSnapshot::new(schema)),
+            config,
+        });
         Ok(())
     }
 }

@@ -11,7 +11,7 @@ use kauri_kv::Backend;
 use super::caller::Account;
 use super::error::DirResult;
 use super::principal::uac;
-use super::token::{resultant_policy, token_groups};
+use super::token::{policy_of, resultant_pso_among, token_groups};
 use super::view::View;
 use super::{now_secs, Directory};
 use crate::password::{
@@ -85,7 +85,10 @@ impl<B: Backend> Directory<B> {
         let dn = Dn::parse(&r.dn_of(id)?)
             .map_err(|e| super::DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
         let now = ad_time_from_unix(now_secs() as i64);
-        let policy = resultant_policy(&r, self, id)?;
+        // The token serves twice: the password policy and the administrator check.
+        let groups = token_groups(&r, &domain, id)?;
+        let pso = resultant_pso_among(&r, id, || Ok(groups.clone()))?;
+        let policy = policy_of(&r, self, pso)?;
         let lockout_time = r.int(id, "lockoutTime")?.unwrap_or(0);
         if lockout_time > 0 && lockout_active(lockout_time, now, policy.lockout_duration_secs) {
             return Ok(refused(LogonFailure::AccountLockedOut));
@@ -135,7 +138,6 @@ impl<B: Backend> Directory<B> {
             return Ok(refused(LogonFailure::PasswordExpired));
         }
         // Success: who the account is, and what to note.
-        let groups = token_groups(&r, &domain, id)?;
         let admin_rids = [rid::DOMAIN_ADMINS, rid::ENTERPRISE_ADMINS];
         let administrators = Sid::builtin(rid::builtin::ADMINISTRATORS);
         let admin = groups.iter().any(|(_, s)| {

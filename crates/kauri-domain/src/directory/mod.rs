@@ -93,8 +93,9 @@ pub struct Request {
 pub struct Directory<B: Backend> {
     db: Arc<Db<B>>,
     schema: RwLock<Arc<SchemaSnapshot>>,
-    /// The schema as extended by changes not yet committed (the writer's working copy).
-    pending: Mutex<Option<Arc<SchemaSnapshot>>>,
+    /// The schema as extended by changes not yet committed (the writer's working copy),
+    /// with the database configuration it calls for.
+    pending: Mutex<Option<Pending>>,
     domain: RwLock<Option<Arc<DomainInfo>>>,
     key: Option<SecretKey>,
 }
@@ -248,7 +249,7 @@ impl<B: Backend> Directory<B> {
     /// when earlier changes of this transaction extended it.
     fn working_schema(&self) -> Arc<SchemaSnapshot> {
         match self.pending.lock().as_ref() {
-            Some(s) => s.clone(),
+            Some(p) => p.snap.clone(),
             None => self.schema(),
         }
     }
@@ -257,11 +258,11 @@ impl<B: Backend> Directory<B> {
     /// changes added (a new snapshot, and a database configuration that knows the new
     /// attributes' syntaxes, indexes and links).
     pub fn after_commit(&self) -> DirResult<()> {
-        let Some(snap) = self.pending.lock().take() else {
+        let Some(p) = self.pending.lock().take() else {
             return Ok(());
         };
-        self.db.replace_config(snap.schema.db_config())?;
-        *self.schema.write() = snap;
+        self.db.replace_config(p.config)?;
+        *self.schema.write() = p.snap;
         Ok(())
     }
 
@@ -276,6 +277,14 @@ impl<B: Backend> Directory<B> {
     pub fn schema_update_now(&self) -> DirResult<()> {
         self.after_commit()
     }
+}
+
+/// A schema extended by uncommitted changes, and the database configuration derived from
+/// it (computed once, used for the fingerprints stored with the change and after commit).
+#[derive(Clone)]
+struct Pending {
+    snap: Arc<SchemaSnapshot>,
+    config: kauri_db::DbConfig,
 }
 
 /// Now, in Unix seconds.

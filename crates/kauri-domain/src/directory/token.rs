@@ -45,10 +45,20 @@ pub fn token_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<V
 /// one applied to the account itself with the lowest precedence, else the lowest among
 /// those applied to its groups; ties go to the smaller objectGUID.
 pub fn resultant_pso<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Option<u64>> {
+    resultant_pso_among(v, id, || token_groups(v, domain, id))
+}
+
+/// [`resultant_pso`] for a caller that may have the account's token already (`groups`
+/// is asked for only when no object applies to the account itself).
+pub(crate) fn resultant_pso_among<V: View>(
+    v: &V,
+    id: u64,
+    groups: impl FnOnce() -> DirResult<Vec<(u64, Sid)>>,
+) -> DirResult<Option<u64>> {
     let direct = v.links(id, "msDS-PSOApplied")?;
     let candidates = if direct.is_empty() {
         let mut all = Vec::new();
-        for (g, _) in token_groups(v, domain, id)? {
+        for (g, _) in groups()? {
             all.extend(v.links(g, "msDS-PSOApplied")?);
         }
         all
@@ -85,7 +95,16 @@ pub fn resultant_policy<V: View, B: Backend>(
     let Some(domain) = dir.domain() else {
         return Ok(PasswordPolicy::default());
     };
-    match resultant_pso(v, &domain, id)? {
+    policy_of(v, dir, resultant_pso(v, &domain, id)?)
+}
+
+/// The policy of a resultant settings object, or the domain's when there is none.
+pub(crate) fn policy_of<V: View, B: Backend>(
+    v: &V,
+    dir: &Directory<B>,
+    pso: Option<u64>,
+) -> DirResult<PasswordPolicy> {
+    match pso {
         Some(pso) => policy_from(v, pso, true),
         None => dir.domain_policy(v),
     }
