@@ -268,17 +268,6 @@ pub fn find_eq<R: ReadTxn>(
     Ok(Some(out))
 }
 
-/// How many links one entry has through one attribute in one direction, counted without
-/// building the list.
-pub fn link_count<R: ReadTxn>(kv: &R, kind: u8, from: u64, attr: u32) -> DbResult<usize> {
-    let mut n = 0;
-    for item in kv.prefix(T_LINKS, &link_prefix(kind, from, attr), Direction::Forward)? {
-        item?;
-        n += 1;
-    }
-    Ok(n)
-}
-
 /// Builds DN strings for many records of one search, remembering the DNs of parents so
 /// that siblings share the walk up the tree.
 #[derive(Debug, Default)]

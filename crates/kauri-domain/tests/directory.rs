@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use kauri_db::{Db, Dn, Entry, Modification, ModifyOp};
 use kauri_domain::directory::{
-    resultant_pso, token_groups, view::View, Account, Caller, Change, Directory, Request,
+    resultant_pso, token_groups, view::View, Account, BindUpdate, Caller, Change, Directory,
+    Request,
 };
 use kauri_domain::password::{encode_unicode_pwd, SecretKey};
 use kauri_domain::provision::ProvisionParams;
@@ -819,8 +820,8 @@ fn binds_and_account_rules() {
     modify(&dir, admin(), &frank, pw("Fr4nk.Secret")).unwrap();
     let code = |name: &str, p: &str| -> Result<Account, u32> {
         let out = dir.authenticate(name, p).unwrap();
-        if let Some((d, mods)) = out.update {
-            run(
+        match out.update {
+            Some(BindUpdate::Success(d, mods)) => run(
                 &dir,
                 Caller::System,
                 true,
@@ -830,7 +831,13 @@ fn binds_and_account_rules() {
                     permissive: false,
                 },
             )
-            .unwrap();
+            .unwrap(),
+            Some(BindUpdate::BadPassword(d)) => {
+                let mut w = dir.db().write().unwrap();
+                dir.record_bad_password(&mut w, &d).unwrap();
+                w.commit().unwrap();
+            }
+            None => {}
         }
         match out.result {
             Ok(a) => Ok(a),
@@ -932,4 +939,42 @@ fn binds_and_account_rules() {
     // Administrator's token makes it an administrator.
     let a = code(&format!("CN=Administrator,CN=Users,{DOMAIN}"), PASSWORD).unwrap();
     assert!(a.admin);
+}
+
+#[test]
+fn rid_pool_refills_from_the_rid_manager() {
+    let dir = full();
+    let mut w = dir.db().write().unwrap();
+    for i in 0..520 {
+        let req = Request {
+            caller: Caller::System,
+            encrypted: true,
+            change: Change::Add(user(&format!("pool{i}"))),
+        };
+        dir.apply(&mut w, &req).unwrap();
+    }
+    w.commit().unwrap();
+    let r = dir.db().read().unwrap();
+    let rid_of = |name: &str| {
+        let id = r
+            .lookup(&dn(&format!("CN={name},CN=Users,{DOMAIN}")))
+            .unwrap()
+            .unwrap();
+        Sid::from_bytes(&r.values(id, "objectSid").unwrap()[0])
+            .unwrap()
+            .rid()
+            .unwrap()
+    };
+    // The DC's first pool is 1100–1599; the next block starts where the manager's
+    // available pool did (1600).
+    assert_eq!(rid_of("pool0"), 1100);
+    assert_eq!(rid_of("pool499"), 1599);
+    assert_eq!(rid_of("pool500"), 1600);
+    assert_eq!(rid_of("pool519"), 1619);
+    let manager = r
+        .lookup(&dn(&format!("CN=RID Manager$,CN=System,{DOMAIN}")))
+        .unwrap()
+        .unwrap();
+    let available = r.int(manager, "rIDAvailablePool").unwrap().unwrap() as u64;
+    assert_eq!(available as u32, 2100);
 }

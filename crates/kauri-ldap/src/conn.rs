@@ -35,7 +35,7 @@ use crate::ctx::Ctx;
 use crate::extdn;
 use crate::result::{db_result, dir_result};
 use crate::search::{self, PagedStore, SearchJob};
-use kauri_domain::directory::{Caller, Change, Request};
+use kauri_domain::directory::{BindUpdate, Caller, Change, Request};
 
 /// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -807,19 +807,29 @@ impl Conn {
             Ok(o) => o,
             Err(e) => return dir_result(&e),
         };
-        if let Some((dn, mods)) = outcome.update {
-            let req = Request {
-                caller: Caller::System,
-                encrypted: true,
-                change: Change::Modify {
-                    dn,
-                    mods,
-                    permissive: true,
-                },
-            };
-            if let Err(e) = self.ctx.writer.submit(req).await {
-                tracing::warn!(error = %e, "recording a bind's outcome failed");
+        let recorded = match outcome.update {
+            Some(BindUpdate::Success(dn, mods)) => {
+                let req = Request {
+                    caller: Caller::System,
+                    encrypted: true,
+                    change: Change::Modify {
+                        dn,
+                        mods,
+                        permissive: true,
+                    },
+                };
+                self.ctx.writer.submit(req).await
             }
+            Some(BindUpdate::BadPassword(dn)) => {
+                self.ctx
+                    .writer
+                    .run_task(crate::writer::Task::BadPassword(dn))
+                    .await
+            }
+            None => Ok(()),
+        };
+        if let Err(e) = recorded {
+            tracing::warn!(error = %e, "recording a bind's outcome failed");
         }
         match outcome.result {
             Ok(account) => {
@@ -1188,9 +1198,9 @@ fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -
         Ok(r) => r,
         Err(e) => return db_result(&e),
     };
-    let rec = match r.lookup(&dn) {
+    let (entry_id, rec) = match r.lookup(&dn) {
         Ok(Some(id)) if id != 0 => match r.record(id) {
-            Ok(Some(rec)) => rec,
+            Ok(Some(rec)) => (id, rec),
             Ok(None) => {
                 return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"))
             }
@@ -1201,6 +1211,33 @@ fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -
         }
         Err(e) => return db_result(&e),
     };
+    if ctx.dir.domain().is_some()
+        && !identity.is_admin()
+        && r.attr_id("isDeleted")
+            .and_then(|a| rec.attr(a))
+            .is_some_and(|a| a.values().any(|v| v.raw.eq_ignore_ascii_case(b"TRUE")))
+    {
+        return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"));
+    }
+    // A linked attribute's values are the DNs of the entries it links to.
+    if let Some(aid) = r.attr_id(attr) {
+        if let Ok(Some(targets)) = r.linked_ids(entry_id, aid) {
+            let wanted = std::str::from_utf8(value)
+                .ok()
+                .and_then(|t| Dn::parse(t).ok())
+                .and_then(|d| r.lookup(&d).ok().flatten());
+            return match wanted {
+                Some(t) if targets.binary_search(&t).is_ok() => {
+                    LdapResult::new(ResultCode::COMPARE_TRUE, "")
+                }
+                _ if targets.is_empty() => LdapResult::new(
+                    ResultCode::NO_SUCH_ATTRIBUTE,
+                    format!("{attr} is not present"),
+                ),
+                _ => LdapResult::new(ResultCode::COMPARE_FALSE, ""),
+            };
+        }
+    }
     let syntax = ctx.db.config().schema.syntax_of(attr);
     let Ok(norm) = syntax.normalize(value) else {
         return LdapResult::new(

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use kauri_db::Db;
-use kauri_domain::directory::Directory;
+use kauri_domain::directory::{Directory, SchemaSnapshot};
 use kauri_kv::lmdb::LmdbBackend;
 
 use crate::config::ServerConfig;
@@ -77,8 +77,8 @@ impl Counters {
 }
 
 /// Hidden attribute names per schema snapshot: (snapshot, for non-administrators, for
-/// administrators).
-pub type HiddenCache = (usize, Arc<Vec<String>>, Arc<Vec<String>>);
+/// administrators). The snapshot is held, so it is compared by identity safely.
+pub type HiddenCache = Option<(Arc<SchemaSnapshot>, Arc<Vec<String>>, Arc<Vec<String>>)>;
 
 /// The shared server state.
 pub struct Ctx {
@@ -97,7 +97,8 @@ pub struct Ctx {
     /// Counters.
     pub counters: Counters,
     /// The subschema entry, rendered for the schema snapshot it was made from.
-    pub subschema: parking_lot::Mutex<(usize, Arc<crate::subschema::Subschema>)>,
+    pub subschema:
+        parking_lot::Mutex<Option<(Arc<SchemaSnapshot>, Arc<crate::subschema::Subschema>)>>,
     /// Where the schema the server started with came from.
     pub schema_source: kauri_domain::schema::SchemaSource,
     /// Names of the attributes hidden from (non-administrators, administrators), for the
@@ -109,37 +110,37 @@ impl Ctx {
     /// The subschema entry for the current schema (rendered again after a schema change).
     pub fn subschema(&self) -> Arc<crate::subschema::Subschema> {
         let snap = self.dir.schema();
-        let key = Arc::as_ptr(&snap) as usize;
         let mut cached = self.subschema.lock();
-        if cached.0 != key {
-            *cached = (
-                key,
-                Arc::new(crate::subschema::Subschema::render(
-                    &snap.schema,
-                    self.schema_source.clone(),
-                )),
-            );
+        if let Some((s, rendered)) = cached.as_ref() {
+            if Arc::ptr_eq(s, &snap) {
+                return rendered.clone();
+            }
         }
-        cached.1.clone()
+        let rendered = Arc::new(crate::subschema::Subschema::render(
+            &snap.schema,
+            self.schema_source.clone(),
+        ));
+        *cached = Some((snap, rendered.clone()));
+        rendered
     }
 
     /// Names of the attributes a caller never sees: secrets, and confidential attributes
     /// unless the caller administers.
     pub fn hidden_attributes(&self, admin: bool) -> Arc<Vec<String>> {
         let snap = self.dir.schema();
-        let key = Arc::as_ptr(&snap) as usize;
-        {
-            let cached = self.hidden.read();
-            if cached.0 == key {
-                return if admin {
-                    cached.2.clone()
-                } else {
-                    cached.1.clone()
-                };
-            }
+        let pick = |c: &HiddenCache| match c {
+            Some((s, user, admin_list)) if Arc::ptr_eq(s, &snap) => Some(if admin {
+                admin_list.clone()
+            } else {
+                user.clone()
+            }),
+            _ => None,
+        };
+        if let Some(list) = pick(&self.hidden.read()) {
+            return list;
         }
         let mut cached = self.hidden.write();
-        if cached.0 != key {
+        if pick(&cached).is_none() {
             let list = |admin: bool| {
                 let access = kauri_domain::directory::Access::of_admin(admin);
                 Arc::new(
@@ -150,13 +151,9 @@ impl Ctx {
                         .collect::<Vec<_>>(),
                 )
             };
-            *cached = (key, list(false), list(true));
+            *cached = Some((snap.clone(), list(false), list(true)));
         }
-        if admin {
-            cached.2.clone()
-        } else {
-            cached.1.clone()
-        }
+        pick(&cached).unwrap_or_default()
     }
 
     /// The naming contexts stored, as DN texts (empty when the database cannot be read).

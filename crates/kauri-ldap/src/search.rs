@@ -113,6 +113,10 @@ fn parse_range(requested: &str) -> (String, Option<ValueRange>) {
                         } else {
                             hi.parse::<usize>().ok()
                         };
+                        // A range that ends before it starts asks for nothing valid.
+                        if hi.is_some_and(|h| h < lo) {
+                            continue;
+                        }
                         if hi.is_some() || spec.ends_with('*') {
                             range = Some((lo, hi));
                             continue;
@@ -286,6 +290,24 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                     return Err(LdapResult::new(
                         ResultCode::PROTOCOL_ERROR,
                         "sort control without keys",
+                    ));
+                }
+                // Sorting (and VLV positions) would order by values the caller may not
+                // read, which reveals them a comparison at a time.
+                let hidden = ctx.hidden_attributes(job.identity.is_admin());
+                if let Some(k) = x.keys.iter().find(|k| {
+                    let base = k.attribute.split(';').next().unwrap_or(&k.attribute);
+                    hidden.iter().any(|h| h.eq_ignore_ascii_case(base))
+                        || ctx
+                            .dir
+                            .schema()
+                            .schema
+                            .attribute_by_oid(base)
+                            .is_some_and(|d| hidden.contains(&d.ldap_name))
+                }) {
+                    return Err(LdapResult::new(
+                        ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                        format!("cannot sort on {}", k.attribute),
                     ));
                 }
                 sort = Some(x);
@@ -775,13 +797,24 @@ fn paged_control(cookie: &[u8]) -> Control {
 /// tombstones stay out of sight unless the show-deleted control asks for them.
 fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
     use kauri_db::Filter;
-    fn mask(f: &Filter) -> Filter {
-        let secret = kauri_domain::directory::is_secret;
+    let hidden = ctx.hidden_attributes(job.identity.is_admin());
+    let schema = ctx.dir.schema();
+    // Hidden attributes named by name or OID, with or without options.
+    let secret = |a: &str| {
+        let base = a.split(';').next().unwrap_or(a);
+        kauri_domain::directory::is_secret(base)
+            || hidden.iter().any(|h| h.eq_ignore_ascii_case(base))
+            || schema
+                .schema
+                .attribute_by_oid(base)
+                .is_some_and(|d| hidden.contains(&d.ldap_name))
+    };
+    fn mask(f: &Filter, secret: &dyn Fn(&str) -> bool) -> Filter {
         let never = || Filter::Or(Vec::new());
         match f {
-            Filter::And(v) => Filter::And(v.iter().map(mask).collect()),
-            Filter::Or(v) => Filter::Or(v.iter().map(mask).collect()),
-            Filter::Not(x) => Filter::Not(Box::new(mask(x))),
+            Filter::And(v) => Filter::And(v.iter().map(|x| mask(x, secret)).collect()),
+            Filter::Or(v) => Filter::Or(v.iter().map(|x| mask(x, secret)).collect()),
+            Filter::Not(x) => Filter::Not(Box::new(mask(x, secret))),
             Filter::Equality(a, _)
             | Filter::Approx(a, _)
             | Filter::GreaterOrEqual(a, _)
@@ -793,18 +826,23 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
             }
             Filter::Substrings(sub) if secret(&sub.attr) => never(),
             Filter::Extensible(m) if m.attr.as_deref().is_some_and(secret) => never(),
+            // A match without an attribute would test every stored attribute, hidden
+            // ones included.
+            Filter::Extensible(m) if m.attr.is_none() => never(),
             other => other.clone(),
         }
     }
     let plain = crate::extdn::plain_filter(ctx, &job.req.filter);
     let masked = match ctx.dir.domain() {
-        Some(d) => categories(&mask(&plain), &ctx.dir.schema().schema, &d.schema_dn),
-        None => mask(&plain),
+        Some(d) => categories(&mask(&plain, &secret), &schema.schema, &d.schema_dn),
+        None => mask(&plain, &secret),
     };
-    let show_deleted = job
-        .controls
-        .iter()
-        .any(|c| c.oid == ctl::SHOW_DELETED || c.oid == ctl::SHOW_RECYCLED);
+    // Deleted objects are for administrators.
+    let show_deleted = job.identity.is_admin()
+        && job
+            .controls
+            .iter()
+            .any(|c| c.oid == ctl::SHOW_DELETED || c.oid == ctl::SHOW_RECYCLED);
     if ctx.dir.domain().is_none() || show_deleted {
         return masked;
     }
@@ -921,6 +959,9 @@ impl AttrIds {
                 name: "distinguishedName".into(),
                 values: values(vec![dn.as_bytes().to_vec()]),
             });
+        }
+        if !self.token_groups && !self.resultant_pso {
+            return;
         }
         let Some(domain) = self.dir.domain() else {
             return;
@@ -1086,7 +1127,10 @@ impl AttrIds {
             return None;
         }
         let want_last = high.unwrap_or(usize::MAX).min(count - 1);
-        let last = want_last.min(low + max - 1);
+        let last = want_last.min(low.saturating_add(max - 1));
+        if last < low {
+            return None;
+        }
         let tag = if last >= count - 1 {
             format!("{low}-*")
         } else {

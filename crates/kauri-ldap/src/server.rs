@@ -109,9 +109,9 @@ impl Server {
             writer,
             tls: Some(acceptor),
             counters: Counters::default(),
-            subschema: parking_lot::Mutex::new((0, Arc::new(crate::subschema::Subschema::empty()))),
+            subschema: parking_lot::Mutex::new(None),
             schema_source,
-            hidden: parking_lot::RwLock::new((0, Arc::default(), Arc::default())),
+            hidden: parking_lot::RwLock::new(None),
         });
         Ok(Server {
             ctx,

@@ -16,16 +16,6 @@ pub struct Subschema {
 }
 
 impl Subschema {
-    /// Nothing rendered yet (replaced on first use).
-    pub fn empty() -> Subschema {
-        Subschema {
-            attribute_types: Vec::new(),
-            object_classes: Vec::new(),
-            dit_content_rules: Vec::new(),
-            source: SchemaSource::Builtin { load_error: None },
-        }
-    }
-
     /// Renders a given schema.
     pub fn render(schema: &Schema, source: SchemaSource) -> Subschema {
         Subschema {

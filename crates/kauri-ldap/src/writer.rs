@@ -19,6 +19,8 @@ pub enum Task {
     CollectTombstones,
     /// Publish committed schema changes (the root DSE's `schemaUpdateNow`).
     SchemaUpdateNow,
+    /// Count a bad password against an account (lockout), on the state the writer sees.
+    BadPassword(kauri_db::Dn),
 }
 
 struct Job {
@@ -101,6 +103,7 @@ fn apply(
             Ok(())
         }
         Task::SchemaUpdateNow => Ok(()),
+        Task::BadPassword(dn) => dir.record_bad_password(w, dn),
     }
 }
 

@@ -588,3 +588,62 @@ print('ok')
         text(&o)
     );
 }
+
+#[test]
+fn hidden_values_stay_hidden_and_protected_objects_stay_put() {
+    ldap3(
+        r#"
+from ldap3.protocol.rfc2696 import paged_search_control
+c = tls()
+dn = 'CN=Quinn,CN=Users,' + BASE
+assert c.add(dn, 'user', {'sAMAccountName': 'quinn', 'userAccountControl': '512', 'unicodePwd': quoted('Sunny.Passw0rd')}), c.result
+u = tls('SAMDOM\\quinn', 'Sunny.Passw0rd')
+# Sorting by a hidden attribute would order by its values: refused.
+u.search(BASE, '(objectClass=user)', attributes=['cn'], controls=[('1.2.840.113556.1.4.473', True, b'0\x1b0\x19\x04\x17supplementalCredentials')])
+assert code(u) == 50, u.result
+# An extensible match without an attribute would test hidden values: it matches nothing.
+import subprocess
+r = subprocess.run(['ldapsearch', '-LLL', '-x', '-H', 'ldap://127.0.0.1:%d' % PORT, '-D', 'SAMDOM\\quinn',
+    '-w', 'Sunny.Passw0rd', '-b', BASE, '(:caseExactMatch:=Administrator)', 'cn'], capture_output=True, text=True)
+assert r.returncode == 0 and 'dn:' not in r.stdout, (r.returncode, r.stdout, r.stderr)
+# Deleted objects are for administrators.
+assert c.add('CN=Gone2,CN=Users,' + BASE, 'user', {'sAMAccountName': 'gone2'}) and c.delete('CN=Gone2,CN=Users,' + BASE)
+u.search(BASE, '(sAMAccountName=gone2)', attributes=['cn'], controls=[('1.2.840.113556.1.4.417', True, None)])
+assert len(u.entries) == 0, u.entries
+c.search(BASE, '(sAMAccountName=gone2)', attributes=['cn'], controls=[('1.2.840.113556.1.4.417', True, None)])
+assert len(c.entries) == 1, c.entries
+# A password by OID or with an option still is a password (so not over plain LDAP).
+p = plain()
+p.modify(dn, {'1.2.840.113556.1.4.90': [(MODIFY_REPLACE, [quoted('Other.Passw0rd')])]})
+assert code(p) == 53, p.result
+p.modify(dn, {'unicodePwd;binary': [(MODIFY_REPLACE, [quoted('Other.Passw0rd')])]})
+assert code(p) == 53, p.result
+# Password material is never written directly, and only accounts have passwords.
+c.modify(dn, {'supplementalCredentials': [(MODIFY_REPLACE, [b'x'])]})
+assert code(c) == 19, c.result
+c.modify('OU=Domain Controllers,' + BASE, {'unicodePwd': [(MODIFY_REPLACE, [quoted('Other.Passw0rd')])]})
+assert code(c) == 65, c.result
+# A range that ends before it starts gets nothing, and the server carries on.
+c.search('CN=Domain Admins,CN=Users,' + BASE, '(objectClass=*)', search_scope=SBASE, attributes=['member;range=5-3'])
+assert code(c) == 0, c.result
+# Naming-context heads do not move or change name; nothing moves to another partition.
+c.modify_dn(BASE, 'DC=other')
+assert code(c) == 53, c.result
+c.modify_dn(dn, 'CN=Quinn', new_superior='CN=Configuration,' + BASE)
+assert code(c) == 53, c.result
+# A tombstone is no one's member.
+c.search('CN=Deleted Objects,' + BASE, '(sAMAccountName=gone2)', attributes=['objectGUID'], controls=[('1.2.840.113556.1.4.417', True, None)])
+guid = c.entries[0].objectGUID.value.strip('{}')
+c.modify('CN=Domain Admins,CN=Users,' + BASE, {'member': [(MODIFY_ADD, ['<GUID=%s>' % guid])]})
+assert code(c) == 32, c.result
+# Compare works on linked attributes.
+assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', ADMIN) is True, c.result
+assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', dn) is False, c.result
+# Schema definitions are extended by adding, not modified.
+c.modify('CN=Given-Name,CN=Schema,CN=Configuration,' + BASE, {'searchFlags': [(MODIFY_REPLACE, ['1'])]})
+assert code(c) == 53, c.result
+print('ok')
+"#,
+        "hidden values and protected objects",
+    );
+}

@@ -1,5 +1,5 @@
 //! `kauri bench domain`: a provisioned AD domain served by Kauri's LDAP server, measured
-//! from a compiled client over TCP on 127.0.0.1 (the benchmarks of issue 4).
+//! from a compiled client over TCP on 127.0.0.1.
 //!
 //! A fresh domain (SAMDOM.EXAMPLE.COM, Microsoft's full schema when samba-ad-provision's
 //! files are installed) is provisioned in this process and served on its own 2-thread
@@ -97,7 +97,7 @@ pub struct Options {
 }
 
 impl Options {
-    /// Issue 4's sizes, or a small run that takes seconds (`quick`).
+    /// The full sizes, or a small run that takes seconds (`quick`).
     pub fn sizes(dir: PathBuf, quick: bool) -> Options {
         if quick {
             Options {

@@ -125,9 +125,7 @@ pub fn provision(o: &ProvisionOptions) -> Result<()> {
             o.targetdir.display()
         );
     }
-    kauri_domain::password::PasswordPolicy::default()
-        .check_new_password(&o.adminpass, "Administrator", "", None)
-        .map_err(|v| anyhow::anyhow!("the administrator password: {v}"))?;
+    kauri_domain::directory::check_admin_password(&o.adminpass)?;
     let existed = o.targetdir.exists();
     let made = provision_into(o);
     if made.is_err() {
@@ -250,6 +248,14 @@ pub fn open_directory(data: &Path) -> Result<(Arc<Directory<LmdbBackend>>, Schem
         let db = Db::open_lmdb(&db_dir(data), directory_config(), LmdbOptions::default())
             .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
         let dir = Directory::new(Arc::new(db), default_schema, None)?;
+        if let Some(d) = dir.domain() {
+            bail!(
+                "{} holds the domain {} but no domain.json: it was not provisioned by \
+                 `kauri domain provision` (or the file was lost) and cannot be served as a domain",
+                data.display(),
+                d.domain_dn
+            );
+        }
         return Ok((Arc::new(dir), source));
     }
     let key = SecretKey::load(key_file(data)).context("loading the secrets key")?;

@@ -145,7 +145,7 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
-    /// A provisioned AD domain over LDAP (issue 4): provisioning, an Exchange-sized schema
+    /// A provisioned AD domain over LDAP: provisioning, an Exchange-sized schema
     /// extension, users with group memberships on one and several connections, member adds
     /// as a group grows, binds, tokenGroups and in-chain searches.
     Domain {

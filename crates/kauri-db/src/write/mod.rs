@@ -601,6 +601,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         Ok(())
     }
 
+    /// Whether a record has children, as this transaction sees it.
+    pub fn has_children(&self, id: u64) -> DbResult<bool> {
+        read::has_children(&self.kv, id)
+    }
+
     /// The children of a record as this transaction sees them.
     pub fn children(&self, id: u64) -> DbResult<Vec<u64>> {
         read::children(&self.kv, id)
@@ -988,8 +993,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             ModifyOp::Replace => {
                 let want = self.link_targets(&m.attr, &m.values)?;
                 let present = self.linked(LINK_FORWARD, id, la.forward)?;
+                let wanted: std::collections::HashSet<u64> = want.iter().copied().collect();
                 for t in &present {
-                    if !want.contains(t) {
+                    if !wanted.contains(t) {
                         changed |= self.remove_link(id, la, *t)?;
                     }
                 }

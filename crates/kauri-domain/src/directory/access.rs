@@ -1,6 +1,8 @@
 //! Who may do what: the built-in policy that stands until security descriptors are
-//! evaluated. Every operation asks here and nowhere else, so replacing this module
-//! replaces the policy.
+//! evaluated. Changes ask here; the LDAP layer asks here what an identity may read (the
+//! hidden attributes of searches, compares and sorts) and applies the anonymous rule at
+//! the protocol level (`anonymous_read` is off for a domain), so replacing this module
+//! and that rule replaces the policy.
 //!
 //! - Anonymous callers read the root DSE and nothing else.
 //! - Authenticated accounts read the directory, except secrets and confidential
@@ -62,18 +64,6 @@ impl<'a> Access<'a> {
         }
     }
 
-    /// Whether the caller may search below the root DSE.
-    pub fn may_search(&self) -> DirResult<()> {
-        match self.caller {
-            Caller::Anonymous => Err(DirError::InsufficientAccess(
-                "000004DC: LdapErr: DSID-0C090A5C, comment: In order to perform this operation \
-                 a successful bind must be completed on the connection., data 0, v4563"
-                    .into(),
-            )),
-            _ => Ok(()),
-        }
-    }
-
     /// Whether the caller may see values of this attribute.
     pub fn may_read(&self, name: &str, def: Option<&AttributeDef>) -> bool {
         if is_secret(name) {
@@ -101,7 +91,7 @@ impl<'a> Access<'a> {
         let own = self.caller.account_id() == Some(target);
         let password_only = !mods.is_empty()
             && mods.iter().all(|m| {
-                m.attr.eq_ignore_ascii_case("unicodePwd")
+                super::credentials::is_password_attr(&m.attr)
                     && matches!(m.op, kauri_db::ModifyOp::Delete | kauri_db::ModifyOp::Add)
             });
         if own && password_only {
@@ -139,14 +129,13 @@ mod tests {
         let anon = Caller::Anonymous;
         assert_eq!(
             Access::of(&anon)
-                .may_search()
+                .may_change_tree()
                 .unwrap_err()
                 .ldap_result_code(),
             50
         );
         let user = account(7, false);
         let a = Access::of(&user);
-        assert!(a.may_search().is_ok());
         assert!(a.may_change_tree().is_err());
         let change_own = vec![
             Modification::new(ModifyOp::Delete, "unicodePwd", &["old"]),

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use kauri_db::syntax::{generalized_time, guid_to_string};
+use kauri_db::syntax::generalized_time;
 use kauri_db::{DbWrite, Dn, Entry, Modification, ModifyOp};
 use kauri_kv::Backend;
 
@@ -13,7 +13,7 @@ use super::classes::{ClassSet, SchemaSnapshot};
 use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
 use super::view::View;
-use super::{new_guid, now_secs, Directory, Request};
+use super::{is_tombstone, may_live_below, new_guid, no_such_object, now_secs, Directory, Request};
 use crate::schema::objects::{definition_of, Definition};
 use crate::schema::{AttributeDef, Schema};
 use crate::sid::Sid;
@@ -145,10 +145,18 @@ fn is_server_owned(def: &AttributeDef) -> bool {
 }
 
 /// Refuses attributes the caller may not write.
-pub(crate) fn check_writable(def: &AttributeDef, system: bool) -> DirResult<()> {
+pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> DirResult<()> {
     let lower = def.ldap_name.to_ascii_lowercase();
-    if system || ACCEPTED_ON_ADD.contains(&lower.as_str()) {
+    if system || (on_add && ACCEPTED_ON_ADD.contains(&lower.as_str())) {
         return Ok(());
+    }
+    // Password material is written through unicodePwd/userPassword only.
+    let password_input = lower == "unicodepwd" || lower == "userpassword";
+    if super::access::is_secret(&lower) && !password_input {
+        return Err(DirError::ConstraintViolation(format!(
+            "{} holds password material and is written by password changes only",
+            def.ldap_name
+        )));
     }
     if def.system_only || SERVER_OWNED.contains(&lower.as_str()) {
         return Err(DirError::ConstraintViolation(format!(
@@ -237,7 +245,11 @@ impl<B: Backend> Directory<B> {
         let mut attrs = Attrs::new();
         for (name, values) in entry.attrs {
             let def = attribute_def(schema, &name)?;
-            check_writable(def, system || (schema_object && !is_server_owned(def)))?;
+            check_writable(
+                def,
+                system || (schema_object && !is_server_owned(def)),
+                true,
+            )?;
             if values.is_empty() {
                 return Err(DirError::ConstraintViolation(format!(
                     "{name}: an attribute needs at least one value"
@@ -349,7 +361,7 @@ impl<B: Backend> Directory<B> {
             }
         }
         // Passwords become stored secrets.
-        self.take_new_password(w, req, &mut attrs, &guid, None)?;
+        self.take_new_password(w, req, &mut attrs, &guid)?;
         // What the classes allow.
         for m in &set.must {
             if m == "ntsecuritydescriptor" {
@@ -373,6 +385,16 @@ impl<B: Backend> Directory<B> {
                 )));
             }
             check_values(def, values)?;
+        }
+        for (name, values) in &attrs.list {
+            if self
+                .db
+                .config()
+                .link_of_lower(&name.to_ascii_lowercase())
+                .is_some()
+            {
+                check_link_targets(w, values, system)?;
+            }
         }
         if set.is("group") {
             if let Some(members) = attrs.get("member") {
@@ -410,20 +432,16 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<()> {
         let parent = dn.parent().unwrap_or_else(Dn::root);
         let Some(pid) = w.id_of(&parent)? else {
-            return Err(DirError::NoSuchObject(format!(
-                "0000208D: NameErr: DSID-0310028B, problem 2001 (NO_OBJECT): parent {parent} \
-                 does not exist"
-            )));
+            return Err(no_such_object(&format_args!("parent {parent}")));
         };
         if system || self.domain().is_none() {
             return Ok(());
         }
-        let parent_classes = w.values(pid, "objectClass")?;
-        let allowed = parent_classes.iter().any(|c| {
-            set.poss_superiors
-                .contains(&String::from_utf8_lossy(c).to_ascii_lowercase())
-        });
-        if !allowed {
+        // Nothing lives below a tombstone.
+        if is_tombstone(w, pid) {
+            return Err(no_such_object(&format_args!("parent {parent}")));
+        }
+        if !may_live_below(w, pid, set)? {
             return Err(DirError::NamingViolation(format!(
                 "00002099: NameErr: DSID-0305109C, problem 2005 (NAMING_VIOLATION): an object \
                  of class {} cannot be created below {parent}",
@@ -563,6 +581,7 @@ impl<B: Backend> Directory<B> {
     /// a RID is never handed out twice, crash or not (a rolled-back add gives its RID back
     /// with everything else it wrote).
     fn next_rid(&self, w: &mut DbWrite<'_, B>) -> DirResult<u32> {
+        let exhausted = || DirError::UnwillingToPerform("the RID pool is exhausted".into());
         let domain = self
             .domain()
             .ok_or_else(|| DirError::UnwillingToPerform("no domain to allocate a RID in".into()))?;
@@ -571,20 +590,66 @@ impl<B: Backend> Directory<B> {
             DirError::UnwillingToPerform(format!("RID counter {holder} is missing"))
         })?;
         let current = w.int(id, attr)?.unwrap_or(0);
-        let rid = u32::try_from(current.max(i64::from(crate::sid::rid::FIRST_ALLOCATED)))
-            .map_err(|_| DirError::UnwillingToPerform("the RID pool is exhausted".into()))?;
-        let next = rid
-            .checked_add(1)
-            .ok_or_else(|| DirError::UnwillingToPerform("the RID pool is exhausted".into()))?;
+        let mut rid = u32::try_from(current.max(i64::from(crate::sid::rid::FIRST_ALLOCATED)))
+            .map_err(|_| exhausted())?;
+        let mut mods = Vec::new();
+        // A RID Set hands out its pool (first RID in the low 32 bits, last in the high
+        // ones); past its end the DC takes the next block from the RID Manager.
+        if let Some(pool) = w.int(id, "rIDAllocationPool")? {
+            let last = (pool as u64 >> 32) as u32;
+            if rid > last {
+                let (first, block_last) = self.take_rid_block(w, &domain)?;
+                rid = first;
+                let pool = (u64::from(block_last) << 32) | u64::from(first);
+                mods.push(Modification::new(
+                    ModifyOp::Replace,
+                    "rIDAllocationPool",
+                    &[&(pool as i64).to_string()],
+                ));
+            }
+        }
+        let next = rid.checked_add(1).ok_or_else(exhausted)?;
+        mods.push(Modification::new(
+            ModifyOp::Replace,
+            attr,
+            &[&next.to_string()],
+        ));
+        w.modify(holder, &mods)?;
+        Ok(rid)
+    }
+
+    /// Takes the next block of RIDs from the RID Manager's available pool (first free RID
+    /// in the low 32 bits, the highest in the high ones), in this transaction.
+    fn take_rid_block(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        domain: &super::DomainInfo,
+    ) -> DirResult<(u32, u32)> {
+        const BLOCK: u32 = 500;
+        let exhausted =
+            || DirError::UnwillingToPerform("the domain's RID space is exhausted".into());
+        let manager = w
+            .text(domain.domain_id, "rIDManagerReference")?
+            .and_then(|t| Dn::parse(&t).ok())
+            .ok_or_else(exhausted)?;
+        let mid = w.id_of(&manager)?.ok_or_else(exhausted)?;
+        let available = w.int(mid, "rIDAvailablePool")?.ok_or_else(exhausted)? as u64;
+        let first = available as u32;
+        let max = (available >> 32) as u32;
+        let last = first.checked_add(BLOCK - 1).ok_or_else(exhausted)?;
+        if last > max {
+            return Err(exhausted());
+        }
+        let rest = (u64::from(max) << 32) | u64::from(last + 1);
         w.modify(
-            holder,
+            &manager,
             &[Modification::new(
                 ModifyOp::Replace,
-                attr,
-                &[&next.to_string()],
+                "rIDAvailablePool",
+                &[&(rest as i64).to_string()],
             )],
         )?;
-        Ok(rid)
+        Ok((first, last))
     }
 }
 
@@ -653,11 +718,6 @@ impl<B: Backend> Directory<B> {
     }
 }
 
-/// Whether a record is a tombstone.
-pub(crate) fn is_tombstone<B: Backend>(w: &DbWrite<'_, B>, id: u64) -> bool {
-    matches!(w.text(id, "isDeleted"), Ok(Some(v)) if v.eq_ignore_ascii_case("TRUE"))
-}
-
 /// `sAMAccountName` is unique in the domain (tombstones aside).
 fn unique_account_name<B: Backend>(
     w: &DbWrite<'_, B>,
@@ -673,6 +733,29 @@ fn unique_account_name<B: Backend>(
         return Err(DirError::EntryAlreadyExists(format!(
             "00002071: samldb: account name (sAMAccountName) '{name}' already in use"
         )));
+    }
+    Ok(())
+}
+
+/// Links name live objects: a tombstone is no one's member (the server itself excepted,
+/// e.g. provisioning).
+pub(crate) fn check_link_targets<B: Backend>(
+    w: &DbWrite<'_, B>,
+    values: &[Vec<u8>],
+    system: bool,
+) -> DirResult<()> {
+    if system {
+        return Ok(());
+    }
+    for v in values {
+        let Some(dn) = std::str::from_utf8(v).ok().and_then(|t| Dn::parse(t).ok()) else {
+            continue;
+        };
+        if let Some(id) = w.id_of(&dn)? {
+            if is_tombstone(w, id) {
+                return Err(no_such_object(&dn));
+            }
+        }
     }
     Ok(())
 }
@@ -705,10 +788,4 @@ pub(crate) fn check_nesting<B: Backend>(
         }
     }
     Ok(())
-}
-
-/// Text of a GUID for messages.
-#[allow(dead_code)]
-pub(crate) fn guid_text(g: &[u8; 16]) -> String {
-    guid_to_string(g)
 }

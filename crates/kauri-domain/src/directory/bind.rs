@@ -5,13 +5,13 @@
 //! sub-code. The bookkeeping a bind causes (bad password counts, lockout, the last logon
 //! time) comes back as changes for the writer.
 
-use kauri_db::{DbRead, Dn, Modification, ModifyOp};
+use kauri_db::{DbRead, DbWrite, Dn, Modification, ModifyOp};
 use kauri_kv::Backend;
 
 use super::caller::Account;
 use super::error::DirResult;
 use super::principal::uac;
-use super::token::{policy_of, resultant_pso_among, token_groups};
+use super::token::{policy_of, resultant_policy, resultant_pso_among, token_groups};
 use super::view::View;
 use super::{now_secs, Directory};
 use crate::password::{
@@ -28,8 +28,18 @@ const LOGON_TIMESTAMP_INTERVAL_SECS: i64 = 9 * 86_400;
 pub struct BindOutcome {
     /// The account bound as, or why not.
     pub result: Result<Account, LogonFailure>,
-    /// Bookkeeping to write (as the server), if any.
-    pub update: Option<(Dn, Vec<Modification>)>,
+    /// Bookkeeping for the writer, if any.
+    pub update: Option<BindUpdate>,
+}
+
+/// What a bind leaves to write.
+#[derive(Debug, Clone)]
+pub enum BindUpdate {
+    /// A successful bind's changes (bad-password count cleared, last logon time).
+    Success(Dn, Vec<Modification>),
+    /// A bad password for this account: counted by the writer against the state it sees
+    /// ([`Directory::record_bad_password`]), so concurrent bad binds all count.
+    BadPassword(Dn),
 }
 
 impl<B: Backend> Directory<B> {
@@ -76,7 +86,7 @@ impl<B: Backend> Directory<B> {
         };
         let r = self.db().read()?;
         let Some(id) = self.resolve_bind_name(&r, name)? else {
-            // Unknown accounts look like wrong passwords: names are not revealed.
+            // Unknown accounts get the wrong-password answer, as AD gives them.
             return Ok(refused(LogonFailure::BadPassword));
         };
         let Some(secrets) = self.stored_secrets(&r, id)? else {
@@ -94,30 +104,9 @@ impl<B: Backend> Directory<B> {
             return Ok(refused(LogonFailure::AccountLockedOut));
         }
         if !secrets.verify(password) {
-            let window = policy
-                .lockout_window_secs
-                .saturating_mul(AD_TICKS_PER_SECOND);
-            let last_bad = r.int(id, "badPasswordTime")?.unwrap_or(0);
-            let count = r.int(id, "badPwdCount")?.unwrap_or(0);
-            let count = if last_bad > 0 && now.saturating_sub(last_bad) <= window {
-                count + 1
-            } else {
-                1
-            };
-            let mut mods = vec![
-                Modification::new(ModifyOp::Replace, "badPwdCount", &[&count.to_string()]),
-                Modification::new(ModifyOp::Replace, "badPasswordTime", &[&now.to_string()]),
-            ];
-            if policy.lockout_threshold > 0 && count >= i64::from(policy.lockout_threshold) {
-                mods.push(Modification::new(
-                    ModifyOp::Replace,
-                    "lockoutTime",
-                    &[&now.to_string()],
-                ));
-            }
             return Ok(BindOutcome {
                 result: Err(LogonFailure::BadPassword),
-                update: Some((dn, mods)),
+                update: Some(BindUpdate::BadPassword(dn)),
             });
         }
         let control = r.int(id, "userAccountControl")?.unwrap_or(0) as u32;
@@ -174,8 +163,41 @@ impl<B: Backend> Directory<B> {
                 groups: groups.into_iter().map(|(_, s)| s).collect(),
                 admin,
             }),
-            update: (!mods.is_empty()).then_some((dn, mods)),
+            update: (!mods.is_empty()).then_some(BindUpdate::Success(dn, mods)),
         })
+    }
+
+    /// Counts a bad password against an account in the writer's transaction: the count
+    /// restarts outside the observation window, and the account locks at the threshold.
+    pub fn record_bad_password(&self, w: &mut DbWrite<'_, B>, dn: &Dn) -> DirResult<()> {
+        let Some(id) = w.id_of(dn)? else {
+            return Ok(());
+        };
+        let policy = resultant_policy(w, self, id)?;
+        let now = ad_time_from_unix(now_secs() as i64);
+        let window = policy
+            .lockout_window_secs
+            .saturating_mul(AD_TICKS_PER_SECOND);
+        let last_bad = w.int(id, "badPasswordTime")?.unwrap_or(0);
+        let count = w.int(id, "badPwdCount")?.unwrap_or(0);
+        let count = if last_bad > 0 && now.saturating_sub(last_bad) <= window {
+            count.saturating_add(1)
+        } else {
+            1
+        };
+        let mut mods = vec![
+            Modification::new(ModifyOp::Replace, "badPwdCount", &[&count.to_string()]),
+            Modification::new(ModifyOp::Replace, "badPasswordTime", &[&now.to_string()]),
+        ];
+        if policy.lockout_threshold > 0 && count >= i64::from(policy.lockout_threshold) {
+            mods.push(Modification::new(
+                ModifyOp::Replace,
+                "lockoutTime",
+                &[&now.to_string()],
+            ));
+        }
+        w.modify(dn, &mods)?;
+        Ok(())
     }
 }
 

@@ -21,6 +21,13 @@ pub const SECRETS_ATTR: &str = "supplementalCredentials";
 
 /// The password a value of `attr` carries.
 fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
+    // AD takes passwords of up to 256 characters; longer ones would only make the hashing
+    // (thousands of rounds, on the writer) a way to stall every other write.
+    if value.len() > 1024 {
+        return Err(DirError::ConstraintViolation(
+            "0000052D: Constraint violation - the password is too long".into(),
+        ));
+    }
     if attr.eq_ignore_ascii_case("unicodePwd") {
         decode_unicode_pwd(value).map_err(|e| {
             DirError::ConstraintViolation(format!(
@@ -33,7 +40,8 @@ fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
     }
 }
 
-fn is_password_attr(name: &str) -> bool {
+/// Whether an attribute (by its schema name) carries a new or old password.
+pub(crate) fn is_password_attr(name: &str) -> bool {
     name.eq_ignore_ascii_case("unicodePwd") || name.eq_ignore_ascii_case("userPassword")
 }
 
@@ -87,7 +95,6 @@ impl<B: Backend> Directory<B> {
         req: &Request,
         attrs: &mut Attrs,
         guid: &[u8; 16],
-        existing: Option<u64>,
     ) -> DirResult<()> {
         let mut given = None;
         for attr in ["unicodePwd", "userPassword"] {
@@ -118,7 +125,6 @@ impl<B: Backend> Directory<B> {
                 .check_new_password(&password, &sam, &display, None)
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
-        let _ = existing;
         let secrets = StoredSecrets::from_password(&password)
             .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
@@ -264,9 +270,4 @@ pub(crate) fn policy_from<V: View>(v: &V, id: u64, pso: bool) -> DirResult<Passw
         PasswordPolicy::from_domain_attributes(&map)
     };
     r.map_err(|e| DirError::UnwillingToPerform(format!("password policy of {id}: {e}")))
-}
-
-/// Whether a modification touches a password attribute.
-pub(crate) fn touches_password(m: &Modification) -> bool {
-    is_password_attr(&m.attr)
 }

@@ -9,16 +9,28 @@ use kauri_db::{DbWrite, Dn, Modification, ModifyOp, Rdn};
 use kauri_kv::Backend;
 
 use super::access::Access;
-use super::add::attribute_def;
+use super::add::{attribute_def, check_values};
 use super::classes::SchemaSnapshot;
 use super::error::{DirError, DirResult};
 use super::info::DomainInfo;
 use super::view::View;
-use super::{now_secs, Directory, Request};
+use super::{is_tombstone, may_live_below, no_such_object, now_secs, Directory, Request};
 use crate::schema::FPRESERVEONDELETE;
 
 /// `systemFlags` bit: the object cannot be deleted.
 const FLAG_DISALLOW_DELETE: u32 = 0x8000_0000;
+/// `systemFlags` bit: the object cannot be renamed.
+const FLAG_DOMAIN_DISALLOW_RENAME: u32 = 0x0800_0000;
+/// `systemFlags` bit: the object cannot be moved.
+const FLAG_DOMAIN_DISALLOW_MOVE: u32 = 0x0400_0000;
+
+/// The value of a new RDN's first AVA.
+fn new_rdn_value(rdn: &Rdn) -> String {
+    rdn.avas()
+        .first()
+        .map(|a| a.value.clone())
+        .unwrap_or_default()
+}
 /// Days a tombstone is kept when the forest does not say (MS-ADTS 6.1.1.2.4.1.3).
 pub const DEFAULT_TOMBSTONE_LIFETIME_DAYS: u64 = 180;
 
@@ -78,13 +90,11 @@ impl<B: Backend> Directory<B> {
             w.delete(dn, tree)?;
             return Ok(());
         };
-        let id = w.id_of(dn)?.ok_or_else(|| {
-            DirError::NoSuchObject(format!(
-                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
-            ))
-        })?;
-        let children = w.children(id)?;
-        if !children.is_empty() && !tree {
+        let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
+        if !req.caller.is_system() && is_tombstone(w, id) {
+            return Err(no_such_object(dn));
+        }
+        if !tree && w.has_children(id)? {
             return Err(DirError::Db(kauri_db::DbError::NotAllowedOnNonLeaf(
                 format!(
                     "00002015: SvcErr: DSID-031A11E9, problem 5003 (WILL_NOT_PERFORM): {dn} has \
@@ -245,11 +255,11 @@ impl<B: Backend> Directory<B> {
             w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
             return Ok(());
         };
-        let id = w.id_of(dn)?.ok_or_else(|| {
-            DirError::NoSuchObject(format!(
-                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
-            ))
-        })?;
+        let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
+        let system = req.caller.is_system();
+        if !system {
+            self.check_movable(w, &domain, id, dn, new_rdn, new_parent)?;
+        }
         let classes: Vec<String> = w
             .values(id, "objectClass")?
             .iter()
@@ -282,13 +292,11 @@ impl<B: Backend> Directory<B> {
             }
             let pid = w
                 .id_of(p)?
-                .ok_or_else(|| DirError::NoSuchObject(format!("new parent {p} does not exist")))?;
-            let parent_classes = w.values(pid, "objectClass")?;
-            let allowed = parent_classes.iter().any(|c| {
-                set.poss_superiors
-                    .contains(&String::from_utf8_lossy(c).to_ascii_lowercase())
-            });
-            if !allowed && !req.caller.is_system() {
+                .ok_or_else(|| no_such_object(&format_args!("new parent {p}")))?;
+            if !system && is_tombstone(w, pid) {
+                return Err(no_such_object(&format_args!("new parent {p}")));
+            }
+            if !system && !may_live_below(w, pid, &set)? {
                 return Err(DirError::NamingViolation(format!(
                     "00002099: NameErr: problem 2005 (NAMING_VIOLATION): an object of class {} \
                      cannot be moved below {p}",
@@ -296,13 +304,12 @@ impl<B: Backend> Directory<B> {
                 )));
             }
         }
+        // AD's naming attributes are single-valued: the old RDN value always goes.
+        let delete_old_rdn = delete_old_rdn || def.single_valued;
+        check_values(def, &[new_rdn_value(new_rdn).into_bytes()])?;
         w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
         let new_dn = target_parent.child(new_rdn.clone());
-        let name = new_rdn
-            .avas()
-            .first()
-            .map(|a| a.value.clone())
-            .unwrap_or_default();
+        let name = new_rdn_value(new_rdn);
         w.modify(
             &new_dn,
             &[
@@ -314,6 +321,51 @@ impl<B: Backend> Directory<B> {
                 ),
             ],
         )?;
+        Ok(())
+    }
+
+    /// What a client may not rename or move: naming-context heads, Deleted Objects
+    /// containers, tombstones, objects whose systemFlags forbid it, and moves to another
+    /// naming context.
+    fn check_movable(
+        &self,
+        w: &DbWrite<'_, B>,
+        domain: &DomainInfo,
+        id: u64,
+        dn: &Dn,
+        new_rdn: &Rdn,
+        new_parent: Option<&Dn>,
+    ) -> DirResult<()> {
+        let refuse = |why: &str| {
+            Err(DirError::UnwillingToPerform(format!(
+                "00002089: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} {why}"
+            )))
+        };
+        if is_tombstone(w, id) {
+            return Err(no_such_object(dn));
+        }
+        let heads = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn];
+        if heads.contains(&dn) {
+            return refuse("is the head of a naming context");
+        }
+        if domain.deleted_objects_of(dn).as_ref() == Some(dn) {
+            return refuse("is a Deleted Objects container");
+        }
+        let flags = w.int(id, "systemFlags")?.map(|f| f as u32).unwrap_or(0);
+        let renamed = dn.rdn() != Some(new_rdn);
+        if renamed && flags & FLAG_DOMAIN_DISALLOW_RENAME != 0 {
+            return refuse("is a system object that cannot be renamed");
+        }
+        if let Some(p) = new_parent {
+            if flags & FLAG_DOMAIN_DISALLOW_MOVE != 0 {
+                return refuse("is a system object that cannot be moved");
+            }
+            if domain.nc_of(p) != domain.nc_of(dn) {
+                return Err(DirError::UnwillingToPerform(format!(
+                    "{dn} cannot move to another naming context"
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -39,9 +39,6 @@ pub enum DirError {
     /// A change to the structural object class (69).
     #[error("{0}")]
     ObjectClassModsProhibited(String),
-    /// Secrets travel only over encrypted connections (13).
-    #[error("{0}")]
-    ConfidentialityRequired(String),
     /// A value to delete is absent (16).
     #[error("{0}")]
     NoSuchAttribute(String),
@@ -65,7 +62,6 @@ impl DirError {
             DirError::EntryAlreadyExists(_) => 68,
             DirError::NoSuchObject(_) => 32,
             DirError::ObjectClassModsProhibited(_) => 69,
-            DirError::ConfidentialityRequired(_) => 13,
             DirError::NoSuchAttribute(_) => 16,
             DirError::AttributeOrValueExists(_) => 20,
         }

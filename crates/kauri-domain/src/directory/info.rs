@@ -145,17 +145,21 @@ impl DomainInfo {
         }))
     }
 
-    /// `CN=Deleted Objects` of the naming context holding `dn`.
-    pub fn deleted_objects_of(&self, dn: &Dn) -> Option<Dn> {
-        let nc = if dn == &self.schema_dn || dn.is_descendant_of(&self.schema_dn) {
+    /// The naming context holding `dn`.
+    pub fn nc_of(&self, dn: &Dn) -> &Dn {
+        if dn == &self.schema_dn || dn.is_descendant_of(&self.schema_dn) {
             &self.schema_dn
         } else if dn == &self.config_dn || dn.is_descendant_of(&self.config_dn) {
             &self.config_dn
         } else {
             &self.domain_dn
-        };
+        }
+    }
+
+    /// `CN=Deleted Objects` of the naming context holding `dn`.
+    pub fn deleted_objects_of(&self, dn: &Dn) -> Option<Dn> {
         kauri_db::Rdn::parse("CN=Deleted Objects")
             .ok()
-            .map(|r| nc.child(r))
+            .map(|r| self.nc_of(dn).child(r))
     }
 }

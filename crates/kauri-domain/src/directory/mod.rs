@@ -29,12 +29,12 @@ use kauri_kv::Backend;
 use parking_lot::{Mutex, RwLock};
 
 pub use access::{is_secret, Access};
-pub use bind::BindOutcome;
+pub use bind::{BindOutcome, BindUpdate};
 pub use caller::{Account, Caller};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use error::{DirError, DirResult};
 pub use info::DomainInfo;
-pub use setup::{stored_schema, Provisioned};
+pub use setup::{check_admin_password, stored_schema, Provisioned};
 pub use token::{resultant_policy, resultant_pso, token_groups};
 
 use crate::password::SecretKey;
@@ -198,14 +198,18 @@ impl<B: Backend> Directory<B> {
         req: &Request,
         snap: &SchemaSnapshot,
     ) -> DirResult<()> {
-        let defined = |name: &str| add::attribute_def(&snap.schema, name).map(|_| ());
+        // Attributes are stored under their schema names, whatever the client called them
+        // (an OID, a different case, `;binary`).
+        let named =
+            |name: &str| add::attribute_def(&snap.schema, name).map(|d| d.ldap_name.clone());
         match &req.change {
             Change::Add(e) => {
                 Access::of(&req.caller).may_change_tree()?;
-                for (name, _) in &e.attrs {
-                    defined(name)?;
+                let mut entry = kauri_db::Entry::new(e.dn.clone());
+                for (name, values) in &e.attrs {
+                    entry.push(&named(name)?, values.clone());
                 }
-                w.add(e.clone())?;
+                w.add(entry)?;
             }
             Change::Modify {
                 dn,
@@ -217,13 +221,18 @@ impl<B: Backend> Directory<B> {
                         "only an administrator may change the directory".into(),
                     ));
                 }
+                let mut named_mods = Vec::with_capacity(mods.len());
                 for m in mods {
-                    defined(&m.attr)?;
+                    named_mods.push(Modification {
+                        op: m.op,
+                        attr: named(&m.attr)?,
+                        values: m.values.clone(),
+                    });
                 }
                 if *permissive {
-                    w.modify_permissive(dn, mods)?;
+                    w.modify_permissive(dn, &named_mods)?;
                 } else {
-                    w.modify(dn, mods)?;
+                    w.modify(dn, &named_mods)?;
                 }
             }
             Change::Delete { dn, tree } => self.delete(w, req, dn, *tree)?,
@@ -285,6 +294,27 @@ impl<B: Backend> Directory<B> {
 struct Pending {
     snap: Arc<SchemaSnapshot>,
     config: kauri_db::DbConfig,
+}
+
+/// AD's noSuchObject for a name that resolves to nothing (or to what the caller may not
+/// see).
+pub(crate) fn no_such_object(what: &dyn std::fmt::Display) -> DirError {
+    DirError::NoSuchObject(format!(
+        "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {what}"
+    ))
+}
+
+/// Whether a record is a tombstone.
+pub(crate) fn is_tombstone<V: view::View>(v: &V, id: u64) -> bool {
+    matches!(v.text(id, "isDeleted"), Ok(Some(t)) if t.eq_ignore_ascii_case("TRUE"))
+}
+
+/// Whether the parent `pid` is one of a class set's possible superiors.
+pub(crate) fn may_live_below<V: view::View>(v: &V, pid: u64, set: &ClassSet) -> DirResult<bool> {
+    Ok(v.values(pid, "objectClass")?.iter().any(|c| {
+        set.poss_superiors
+            .contains(&String::from_utf8_lossy(c).to_ascii_lowercase())
+    }))
 }
 
 /// Now, in Unix seconds.

@@ -10,13 +10,15 @@ use kauri_db::{DbWrite, Dn, Modification, ModifyOp};
 use kauri_kv::Backend;
 
 use super::access::Access;
-use super::add::{attribute_def, check_nesting, check_values, check_writable, Attrs};
+use super::add::{
+    attribute_def, check_link_targets, check_nesting, check_values, check_writable, Attrs,
+};
 use super::classes::SchemaSnapshot;
-use super::credentials::touches_password;
+use super::credentials::is_password_attr;
 use super::error::{DirError, DirResult};
 use super::principal::{self, Scope};
 use super::view::View;
-use super::{now_secs, Directory, Request};
+use super::{is_tombstone, no_such_object, now_secs, Directory, Request};
 use crate::password::ad_time_from_unix;
 
 impl<B: Backend> Directory<B> {
@@ -30,13 +32,13 @@ impl<B: Backend> Directory<B> {
         mods: &[Modification],
         permissive: bool,
     ) -> DirResult<()> {
-        let id = w.id_of(dn)?.ok_or_else(|| {
-            DirError::NoSuchObject(format!(
-                "0000208D: NameErr: DSID-03100213, problem 2001 (NO_OBJECT): {dn}"
-            ))
-        })?;
+        let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
         Access::of(&req.caller).may_modify(id, mods)?;
         let system = req.caller.is_system();
+        // Tombstones are the server's (the collector, bookkeeping).
+        if !system && is_tombstone(w, id) {
+            return Err(no_such_object(dn));
+        }
         let admin = req.caller.is_admin();
         let schema = &snap.schema;
         let current_oc: Vec<String> = w
@@ -45,15 +47,19 @@ impl<B: Backend> Directory<B> {
             .map(|v| String::from_utf8_lossy(v).into_owned())
             .collect();
         let mut out: Vec<Modification> = Vec::with_capacity(mods.len() + 2);
-        let mut passwords: Vec<&Modification> = Vec::new();
+        let mut passwords: Vec<Modification> = Vec::new();
         let mut oc = current_oc.clone();
         let mut oc_changed = false;
         for m in mods {
             let def = attribute_def(schema, &m.attr)?;
             let name = def.ldap_name.clone();
             let lower = name.to_ascii_lowercase();
-            if touches_password(m) {
-                passwords.push(m);
+            if is_password_attr(&name) {
+                passwords.push(Modification {
+                    op: m.op,
+                    attr: name,
+                    values: m.values.clone(),
+                });
                 continue;
             }
             if lower == "objectclass" {
@@ -65,9 +71,12 @@ impl<B: Backend> Directory<B> {
                 out.extend(account_switch(&lower, m)?);
                 continue;
             }
-            check_writable(def, system)?;
+            check_writable(def, system, false)?;
             if m.op != ModifyOp::Delete || !m.values.is_empty() {
                 check_values(def, &m.values)?;
+            }
+            if m.op != ModifyOp::Delete && self.db.config().link_of_lower(&lower).is_some() {
+                check_link_targets(w, &m.values, system)?;
             }
             out.push(Modification {
                 op: m.op,
@@ -79,6 +88,14 @@ impl<B: Backend> Directory<B> {
             let refs: Vec<&str> = current_oc.iter().map(String::as_str).collect();
             snap.class_set(&refs)?
         };
+        // Definitions change by adding new ones; changing one in place would leave the
+        // running schema and the stored one apart.
+        if !system && (old_set.is("attributeSchema") || old_set.is("classSchema")) {
+            return Err(DirError::UnwillingToPerform(format!(
+                "{dn}: schema definitions are extended by adding new ones, not modified"
+            )));
+        }
+        let previous = old_set.clone();
         let set = if oc_changed {
             let refs: Vec<&str> = oc.iter().map(String::as_str).collect();
             let new_set = snap.class_set(&refs)?;
@@ -151,19 +168,51 @@ impl<B: Backend> Directory<B> {
                 Some(rec) => rec.attrs().map(|a| a.id).collect(),
                 None => Vec::new(),
             };
-            for aid in stored {
-                let Some(lower) = w.attribute_name(aid).map(|n| n.to_ascii_lowercase()) else {
-                    continue;
-                };
-                let emptied = out.iter().any(|m| {
-                    m.attr.eq_ignore_ascii_case(&lower)
-                        && (m.op == ModifyOp::Delete && m.values.is_empty()
-                            || m.op == ModifyOp::Replace && m.values.is_empty())
-                });
-                let kept = counts.get(&lower).map_or(!emptied, |n| *n > 0);
-                if kept && !set.allowed.contains(&lower) && !is_server_kept(&lower) {
+            let mut present: Vec<String> = stored
+                .into_iter()
+                .filter_map(|aid| w.attribute_name(aid).map(|n| n.to_ascii_lowercase()))
+                .collect();
+            // Linked attributes are not in the record.
+            for name in set.allowed.iter().chain(previous.allowed.iter()) {
+                if self.db.config().link_of_lower(name).is_some() && !w.links(id, name)?.is_empty()
+                {
+                    present.push(name.clone());
+                }
+            }
+            let emptied = |lower: &str| {
+                out.iter().any(|m| {
+                    m.attr.eq_ignore_ascii_case(lower)
+                        && matches!(m.op, ModifyOp::Delete | ModifyOp::Replace)
+                        && m.values.is_empty()
+                })
+            };
+            let added = |lower: &str| {
+                out.iter().any(|m| {
+                    m.attr.eq_ignore_ascii_case(lower)
+                        && matches!(m.op, ModifyOp::Add | ModifyOp::Replace)
+                        && !m.values.is_empty()
+                })
+            };
+            for lower in &present {
+                let kept = counts.get(lower).map_or(!emptied(lower), |n| *n > 0);
+                if kept && !set.allowed.contains(lower) && !is_server_kept(lower) {
                     return Err(DirError::ObjectClassViolation(format!(
-                        "0000207D: objectclass_attrs: attribute '{lower}' is not allowed on                          an object of class {} without the classes removed",
+                        "0000207D: objectclass_attrs: attribute '{lower}' is not allowed on \
+                         an object of class {} without the classes removed",
+                        set.structural
+                    )));
+                }
+            }
+            // A class added brings its mandatory attributes.
+            for must in &set.must {
+                if must == "ntsecuritydescriptor" || must == "objectclass" {
+                    continue;
+                }
+                let has = (present.contains(must) && !emptied(must)) || added(must);
+                if !has {
+                    return Err(DirError::ObjectClassViolation(format!(
+                        "00002014: objectclass_attrs: attribute '{must}' is mandatory for an \
+                         object of class {}",
                         set.structural
                     )));
                 }
@@ -175,7 +224,14 @@ impl<B: Backend> Directory<B> {
                 self.principal_changes(w, id, &set, &mut out, system, &domain.sid)?;
             }
         }
-        out.extend(self.password_changes(w, req, id, &passwords)?);
+        if !passwords.is_empty() && !set.is("user") {
+            return Err(DirError::ObjectClassViolation(format!(
+                "only accounts have passwords; {dn} is a {}",
+                set.structural
+            )));
+        }
+        let password_refs: Vec<&Modification> = passwords.iter().collect();
+        out.extend(self.password_changes(w, req, id, &password_refs)?);
         if out.is_empty() {
             return Ok(());
         }

@@ -81,17 +81,31 @@ impl<B: Backend> Directory<B> {
                 "the directory is not empty; provision into a new target directory".into(),
             ));
         }
-        // The Administrator's password meets the policy the new domain starts with.
-        crate::password::PasswordPolicy::default()
-            .check_new_password(admin_password, "Administrator", "", None)
-            .map_err(|v| {
-                DirError::ConstraintViolation(format!("the administrator password: {v}"))
-            })?;
+        check_admin_password(admin_password)?;
         let snap = self.schema();
         let entries = provision::entries(params, &snap.schema)
             .map_err(|e| DirError::UnwillingToPerform(format!("provisioning: {e}")))?;
         let planned = DomainInfo::planned(params)?;
         *self.domain.write() = Some(Arc::new(planned.clone()));
+        let made =
+            self.provision_entries(params, admin_password, progress, &planned, entries, &snap);
+        if made.is_err() {
+            // Nothing was committed: forget the planned domain and any pending schema.
+            self.pending.lock().take();
+            let _ = self.rediscover();
+        }
+        made
+    }
+
+    fn provision_entries(
+        &self,
+        _params: &ProvisionParams,
+        admin_password: &str,
+        progress: Option<&dyn Fn(u64, u64)>,
+        planned: &DomainInfo,
+        entries: Vec<provision::ProvisionEntry>,
+        snap: &super::SchemaSnapshot,
+    ) -> DirResult<Provisioned> {
         let total = entries.len() as u64;
         let system = Request {
             caller: Caller::System,
@@ -109,7 +123,7 @@ impl<B: Backend> Directory<B> {
                 schema_objects += 1;
             }
             let dn = pe.entry.dn.to_string();
-            self.add_entry(&mut w, &system, &snap, pe.entry, pe.naming_context)
+            self.add_entry(&mut w, &system, snap, pe.entry, pe.naming_context)
                 .map_err(|e| DirError::UnwillingToPerform(format!("provisioning {dn}: {e}")))?;
             if let Some(p) = progress {
                 if i % 64 == 0 || i as u64 + 1 == total {
@@ -150,6 +164,13 @@ impl<B: Backend> Directory<B> {
             administrator: admin.to_string(),
         })
     }
+}
+
+/// Whether a new domain's Administrator password meets the policy the domain starts with.
+pub fn check_admin_password(password: &str) -> DirResult<()> {
+    crate::password::PasswordPolicy::default()
+        .check_new_password(password, "Administrator", "", None)
+        .map_err(|v| DirError::ConstraintViolation(format!("the administrator password: {v}")))
 }
 
 /// The schema stored in a database's Schema naming context, if it has a domain.
