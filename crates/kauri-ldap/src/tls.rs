@@ -120,9 +120,12 @@ pub fn tls_config(cfg: &ServerConfig) -> Result<Arc<TlsConfig>, TlsError> {
     }
     let key = PrivateKeyDer::from_pem_file(&key_path).map_err(|e| file_err(&key_path, e))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = TlsConfig::builder_with_provider(provider)
+    let mut config = TlsConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
         .with_single_cert(certs, key)?;
+    // No TLS 1.3 session tickets: LDAP connections are long-lived, and Samba's client
+    // stalls on tickets that arrive after the handshake.
+    config.send_tls13_tickets = 0;
     Ok(Arc::new(config))
 }

@@ -26,8 +26,9 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// A provisioned domain served on a free port: its folder, the server, and `host:port`.
-fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String) {
+/// A provisioned domain served on free ports: its folder, the server, and the `host:port`
+/// of plain LDAP and of LDAPS.
+fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("domain");
     let provision = Command::new(env!("CARGO_BIN_EXE_kauri"))
@@ -47,7 +48,7 @@ fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String) {
             .arg("serve")
             .arg("--data")
             .arg(&data)
-            .args(["--listen", "127.0.0.1:0", "--listen-tls", ""])
+            .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -61,20 +62,32 @@ fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String) {
         .by_ref()
         .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))
         .expect("the server's address");
+    let tls_addr = lines
+        .by_ref()
+        .find_map(|l| {
+            l.strip_prefix("kauri: serving ldaps://")
+                .map(str::to_string)
+        })
+        .expect("the server's LDAPS address");
     // Keep draining what the server logs, so it never writes into a closed pipe.
     std::thread::spawn(move || lines.for_each(drop));
     let conf = dir.path().join("client.conf");
+    // The server's own authority vouches for it; the certificate names localhost.
+    let ca = data.join("tls").join("ca.pem");
     std::fs::write(
         &conf,
-        "[global]\n\tworkgroup = SAMDOM\n\trealm = SAMDOM.EXAMPLE.COM\n",
+        format!(
+            "[global]\n\tworkgroup = SAMDOM\n\trealm = SAMDOM.EXAMPLE.COM\n\ttls cafile = {}\n\ttls verify peer = ca_only\n",
+            ca.display()
+        ),
     )
     .unwrap();
-    (dir, server, addr)
+    (dir, server, addr, tls_addr)
 }
 
 #[test]
 fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
-    let (dir, _server, addr) = serve_domain();
+    let (dir, _server, addr, _) = serve_domain();
     let conf = dir.path().join("client.conf");
     let o = Command::new("smbtorture")
         .arg(format!("//{addr}/_none_"))
@@ -113,13 +126,13 @@ fn smbtorture_ldap_tests_pass_against_a_provisioned_domain() {
 
 #[test]
 fn samba_tool_manages_the_domain_over_ldap() {
-    let (dir, _server, addr) = serve_domain();
+    let (dir, _server, addr, tls_addr) = serve_domain();
     let conf = dir.path().join("client.conf");
-    let tool = |args: &[&str]| {
+    let tool_at = |url: &str, args: &[&str]| {
         let o = Command::new("samba-tool")
             .args(args)
             .arg("-H")
-            .arg(format!("ldap://{addr}"))
+            .arg(url)
             .arg("-s")
             .arg(&conf)
             .arg(format!("--simple-bind-dn={ADMIN}"))
@@ -134,6 +147,8 @@ fn samba_tool_manages_the_domain_over_ldap() {
         );
         text
     };
+    let plain = format!("ldap://{addr}");
+    let tool = |args: &[&str]| tool_at(&plain, args);
     let users = tool(&["user", "list"]);
     assert!(users.lines().any(|l| l == "Administrator"), "{users}");
     assert!(tool(&["group", "listmembers", "Domain Admins"])
@@ -155,4 +170,46 @@ fn samba_tool_manages_the_domain_over_ldap() {
     tool(&["group", "removemembers", "Sales", "ws01$"]);
     tool(&["group", "delete", "Sales"]);
     assert!(!tool(&["group", "list"]).lines().any(|l| l == "Sales"));
+    // Passwords travel over TLS only: a user's whole life over ldaps://.
+    let secure = format!("ldaps://{tls_addr}");
+    let tls = |args: &[&str]| tool_at(&secure, args);
+    tls(&[
+        "user",
+        "create",
+        "alice",
+        "Al1ce.Passw0rd",
+        "--given-name=Alice",
+    ]);
+    tls(&["group", "addmembers", "Domain Admins", "alice"]);
+    assert!(tls(&["group", "listmembers", "Domain Admins"])
+        .lines()
+        .any(|l| l == "alice"));
+    tls(&["user", "disable", "alice"]);
+    tls(&["user", "enable", "alice"]);
+    tls(&[
+        "user",
+        "setpassword",
+        "alice",
+        "--newpassword=N3w.Passw0rd.x",
+    ]);
+    let bind = Command::new("ldapwhoami")
+        .args([
+            "-x",
+            "-H",
+            &plain,
+            "-D",
+            "SAMDOM\\alice",
+            "-w",
+            "N3w.Passw0rd.x",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&bind.stdout).contains("dn:CN=Alice,CN=Users,"),
+        "{}",
+        String::from_utf8_lossy(&bind.stderr)
+    );
+    tls(&["group", "removemembers", "Domain Admins", "alice"]);
+    tls(&["user", "delete", "alice"]);
+    assert!(!tls(&["user", "list"]).lines().any(|l| l == "alice"));
 }
