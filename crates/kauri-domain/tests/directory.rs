@@ -663,6 +663,8 @@ fn passwords_and_policies() {
         ),
         Err(19)
     );
+    // A wrong old password counts towards lockout, like a bad bind.
+    assert_eq!(text(&dir, &dave, "badPwdCount").as_deref(), Some("1"));
     modify(
         &dir,
         account(&dir, &dave),

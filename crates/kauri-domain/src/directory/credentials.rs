@@ -184,12 +184,15 @@ impl<B: Backend> Directory<B> {
             })?;
             let ok = current.as_ref().is_some_and(|s| s.verify(&old));
             if !ok {
-                return Err(DirError::ConstraintViolation(
-                    "00000056: AtrErr: DSID-03191083, #1: 0: 00000056: problem 1005 \
-                     (CONSTRAINT_ATT_TYPE), data 0, Att 9005a (unicodePwd): the old password \
-                     is wrong"
+                let dn = kauri_db::Dn::parse(&w.dn_of(id)?)
+                    .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+                return Err(DirError::WrongPassword {
+                    dn,
+                    message: "00000056: AtrErr: DSID-03191083, #1: 0: 00000056: problem 1005 \
+                              (CONSTRAINT_ATT_TYPE), data 0, Att 9005a (unicodePwd): the old \
+                              password is wrong"
                         .into(),
-                ));
+                });
             }
             let last = w.int(id, "pwdLastSet")?.unwrap_or(0);
             policy

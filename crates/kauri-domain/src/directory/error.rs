@@ -45,6 +45,15 @@ pub enum DirError {
     /// A value to add is present (20).
     #[error("{0}")]
     AttributeOrValueExists(String),
+    /// A password change gave the wrong old password (19); it counts as a bad password
+    /// for the account's lockout.
+    #[error("{message}")]
+    WrongPassword {
+        /// The account.
+        dn: kauri_db::Dn,
+        /// What the client reads.
+        message: String,
+    },
 }
 
 impl DirError {
@@ -64,6 +73,7 @@ impl DirError {
             DirError::ObjectClassModsProhibited(_) => 69,
             DirError::NoSuchAttribute(_) => 16,
             DirError::AttributeOrValueExists(_) => 20,
+            DirError::WrongPassword { .. } => 19,
         }
     }
 }

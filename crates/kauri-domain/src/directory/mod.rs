@@ -155,6 +155,10 @@ impl<B: Backend> Directory<B> {
             Err(e) => {
                 w.abort_nested()?;
                 *self.pending.lock() = pending_before;
+                // The change is gone; the wrong password it carried still counts.
+                if let DirError::WrongPassword { dn, .. } = &e {
+                    self.record_bad_password(w, dn)?;
+                }
                 Err(e)
             }
         }
