@@ -212,7 +212,18 @@ impl<B: Backend> Db<B> {
     /// and whose syntax, index flags or link role change get their stored forms and keys
     /// rebuilt (renormalize and re-index); new attributes cost nothing. Call it from the
     /// thread that writes, between transactions.
-    pub fn replace_config(&self, mut cfg: DbConfig) -> DbResult<()> {
+    pub fn replace_config(&self, cfg: DbConfig) -> DbResult<()> {
+        self.replace_config_with(cfg, false)
+    }
+
+    /// [`Db::replace_config`] after the transaction that needed the new configuration
+    /// stored its fingerprints itself (`DbWrite::store_config_fingerprints`): nothing more
+    /// is written unless values must be rebuilt.
+    pub fn replace_config_stored(&self, cfg: DbConfig) -> DbResult<()> {
+        self.replace_config_with(cfg, true)
+    }
+
+    fn replace_config_with(&self, mut cfg: DbConfig, stored: bool) -> DbResult<()> {
         let old = self.config();
         cfg.max_index_key_len = old.max_index_key_len;
         with_usn_syntaxes(&mut cfg);
@@ -229,8 +240,7 @@ impl<B: Backend> Db<B> {
                 reindex = true;
             }
         }
-        let fingerprint = cfg.index_fingerprint();
-        let schema_print = cfg.schema.fingerprint();
+        let fingerprints = (!stored).then(|| (cfg.index_fingerprint(), cfg.schema.fingerprint()));
         *self.cfg.write() = Arc::new(cfg);
         if renormalize {
             self.renormalize(None)?;
@@ -239,8 +249,9 @@ impl<B: Backend> Db<B> {
             self.reindex(None)?;
             return Ok(());
         }
-        // A caller that stored the fingerprints in the transaction that made the change
-        // (`DbWrite::store_config_fingerprints`) spares a transaction and its sync here.
+        let Some((fingerprint, schema_print)) = fingerprints else {
+            return Ok(());
+        };
         let stored = {
             let r = self.kv.read()?;
             r.get(T_META, meta::INDEX_CONFIG)? == Some(fingerprint.as_slice())

@@ -477,6 +477,29 @@ c.add('CN=kauri-Dup,' + schema, 'attributeSchema', {
 assert code(c) == 53, c.result
 # The root DSE takes schemaUpdateNow only.
 assert root_modify('description').returncode == 53
+# An existing class takes a new optional attribute (a LAPS-style update): computers may
+# then hold it, and the attribute is confidential (searchFlags 0x80) from the start.
+assert c.add('CN=kauri-Admin-Secret,' + schema, 'attributeSchema', {
+    'lDAPDisplayName': 'kauriAdminSecret', 'attributeID': '1.3.6.1.4.1.99999.7.4',
+    'attributeSyntax': '2.5.5.12', 'oMSyntax': '64', 'isSingleValued': 'TRUE', 'searchFlags': '128'}), c.result
+ws = 'CN=WS7,CN=Computers,' + BASE
+assert c.add(ws, 'computer', {'sAMAccountName': 'ws7$'}), c.result
+c.modify(ws, {'kauriAdminSecret': [(MODIFY_REPLACE, ['s3cret'])]})
+assert code(c) == 65, c.result
+assert c.modify('CN=Computer,' + schema, {'mayContain': [(MODIFY_ADD, ['kauriAdminSecret'])]}), c.result
+assert root_modify('schemaUpdateNow').returncode == 0
+assert c.modify(ws, {'kauriAdminSecret': [(MODIFY_REPLACE, ['s3cret'])]}), c.result
+c.search(ws, '(objectClass=*)', search_scope=SBASE, attributes=['kauriAdminSecret'])
+assert c.entries[0].kauriAdminSecret.value == 's3cret', c.entries
+# Only those changes: a class's superclass, an attribute's syntax stay as they are.
+c.modify('CN=Computer,' + schema, {'subClassOf': [(MODIFY_REPLACE, ['top'])]})
+assert code(c) in (19, 53), c.result
+c.modify('CN=kauri-Shoe-Size,' + schema, {'attributeSyntax': [(MODIFY_REPLACE, ['2.5.5.12'])]})
+assert code(c) in (19, 53), c.result
+c.modify('CN=Computer,' + schema, {'description': [(MODIFY_REPLACE, ['a computer'])], 'lDAPDisplayName': [(MODIFY_REPLACE, ['pc'])]})
+assert code(c) in (19, 53), c.result
+# An attribute gains an index: searches on it are indexed after the update.
+assert c.modify('CN=kauri-Shoe-Size,' + schema, {'searchFlags': [(MODIFY_REPLACE, ['0'])]}), c.result
 print('ok')
 "#,
         "schema extension",
@@ -639,9 +662,9 @@ assert code(c) == 32, c.result
 # Compare works on linked attributes.
 assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', ADMIN) is True, c.result
 assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', dn) is False, c.result
-# Schema definitions are extended by adding, not modified.
-c.modify('CN=Given-Name,CN=Schema,CN=Configuration,' + BASE, {'searchFlags': [(MODIFY_REPLACE, ['1'])]})
-assert code(c) == 53, c.result
+# Existing schema definitions take only additive changes.
+c.modify('CN=Given-Name,CN=Schema,CN=Configuration,' + BASE, {'rangeUpper': [(MODIFY_REPLACE, ['10'])]})
+assert code(c) in (19, 53), c.result
 print('ok')
 "#,
         "hidden values and protected objects",

@@ -707,7 +707,7 @@ impl<B: Backend> Directory<B> {
     /// Makes an extended schema the working copy of this transaction (published after
     /// the commit), storing the fingerprints of its database configuration in the same
     /// transaction.
-    fn extend_schema(&self, w: &mut DbWrite<'_, B>, schema: Schema) -> DirResult<()> {
+    pub(crate) fn extend_schema(&self, w: &mut DbWrite<'_, B>, schema: Schema) -> DirResult<()> {
         let config = schema.db_config();
         w.store_config_fingerprints(&config)?;
         *self.pending.lock() = Some(super::Pending {

@@ -260,7 +260,7 @@ impl<B: Backend> Directory<B> {
 
     /// The schema changes validate against: the published snapshot, or the working copy
     /// when earlier changes of this transaction extended it.
-    fn working_schema(&self) -> Arc<SchemaSnapshot> {
+    pub(crate) fn working_schema(&self) -> Arc<SchemaSnapshot> {
         match self.pending.lock().as_ref() {
             Some(p) => p.snap.clone(),
             None => self.schema(),
@@ -274,7 +274,7 @@ impl<B: Backend> Directory<B> {
         let Some(p) = self.pending.lock().take() else {
             return Ok(());
         };
-        self.db.replace_config(p.config)?;
+        self.db.replace_config_stored(p.config)?;
         *self.schema.write() = p.snap;
         Ok(())
     }

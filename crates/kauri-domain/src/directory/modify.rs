@@ -88,12 +88,9 @@ impl<B: Backend> Directory<B> {
             let refs: Vec<&str> = current_oc.iter().map(String::as_str).collect();
             snap.class_set(&refs)?
         };
-        // Definitions change by adding new ones; changing one in place would leave the
-        // running schema and the stored one apart.
-        if !system && (old_set.is("attributeSchema") || old_set.is("classSchema")) {
-            return Err(DirError::UnwillingToPerform(format!(
-                "{dn}: schema definitions are extended by adding new ones, not modified"
-            )));
+        let schema_object = old_set.is("attributeSchema") || old_set.is("classSchema");
+        if schema_object && !system {
+            check_schema_update(&old_set, dn, mods)?;
         }
         let previous = old_set.clone();
         let set = if oc_changed {
@@ -250,7 +247,43 @@ impl<B: Backend> Directory<B> {
         } else {
             w.modify(dn, &out)?;
         }
+        if schema_object {
+            self.update_definition(w, id, dn)?;
+        }
         Ok(())
+    }
+
+    /// A changed attributeSchema/classSchema object changes the running schema: its
+    /// definition is read back from the transaction and replaces the old one in the
+    /// working copy (published after the commit).
+    fn update_definition(&self, w: &mut DbWrite<'_, B>, id: u64, dn: &Dn) -> DirResult<()> {
+        let mut entry = kauri_db::Entry::new(dn.clone());
+        let ids: Vec<u32> = match w.record(id)? {
+            Some(rec) => rec.attrs().map(|a| a.id).collect(),
+            None => Vec::new(),
+        };
+        for aid in ids {
+            if let Some(name) = w.attribute_name(aid) {
+                let values = w.values(id, &name)?;
+                entry.push(&name, values);
+            }
+        }
+        let invalid = |e: crate::schema::SchemaError| {
+            DirError::UnwillingToPerform(format!("schema object {dn} refused: {e}"))
+        };
+        let Some(def) = crate::schema::objects::definition_of(&entry).map_err(invalid)? else {
+            return Ok(());
+        };
+        let mut schema = self.working_schema().schema.clone();
+        match def {
+            crate::schema::objects::Definition::Attribute(a) => {
+                schema.update_attribute(a).map_err(invalid)?
+            }
+            crate::schema::objects::Definition::Class(c) => {
+                schema.update_class(c).map_err(invalid)?
+            }
+        }
+        self.extend_schema(w, schema)
     }
 
     /// Keeps a principal consistent with a modification: unique names, account types
@@ -343,6 +376,34 @@ impl<B: Backend> Directory<B> {
         }
         Ok(())
     }
+}
+
+/// What a client may change on an existing schema definition: add optional attributes,
+/// auxiliary classes and possible superiors to a class; change an attribute's indexing;
+/// and the descriptive attributes of either.
+fn check_schema_update(set: &super::ClassSet, dn: &Dn, mods: &[Modification]) -> DirResult<()> {
+    const DESCRIPTIVE: &[&str] = &["description", "admindescription", "admindisplayname"];
+    const CLASS_LISTS: &[&str] = &["maycontain", "auxiliaryclass", "posssuperiors"];
+    const ATTRIBUTE_FLAGS: &[&str] = &["searchflags", "ismemberofpartialattributeset"];
+    for m in mods {
+        let lower = m.attr.to_ascii_lowercase();
+        let ok = DESCRIPTIVE.contains(&lower.as_str())
+            || (set.is("classSchema")
+                && CLASS_LISTS.contains(&lower.as_str())
+                && m.op == ModifyOp::Add)
+            || (set.is("attributeSchema")
+                && ATTRIBUTE_FLAGS.contains(&lower.as_str())
+                && m.op == ModifyOp::Replace);
+        if !ok {
+            return Err(DirError::UnwillingToPerform(format!(
+                "{dn}: {} of an existing schema definition cannot be changed this way \
+                 (classes take added mayContain, auxiliaryClass and possSuperiors values; \
+                 attributes a new searchFlags)",
+                m.attr
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Attributes the database keeps on every record whatever its classes say.

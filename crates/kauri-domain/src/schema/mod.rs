@@ -511,6 +511,79 @@ impl Schema {
         self.insert_class(def)
     }
 
+    /// Changes an existing class in place (a schema update adding optional attributes,
+    /// auxiliary classes or possible superiors to it). Its name, OID, superclass and
+    /// category cannot change, and every class and attribute it names must exist.
+    pub fn update_class(&mut self, def: ClassDef) -> Result<(), SchemaError> {
+        let i = *self
+            .class_by_name
+            .get(&key(&def.ldap_name))
+            .ok_or_else(|| SchemaError::Invalid {
+                name: def.ldap_name.clone(),
+                reason: "no such class to change".into(),
+            })?;
+        let old = &self.classes[i];
+        if old.governs_id != def.governs_id
+            || !old.sub_class_of.eq_ignore_ascii_case(&def.sub_class_of)
+            || old.object_class_category != def.object_class_category
+        {
+            return Err(SchemaError::Invalid {
+                name: def.ldap_name.clone(),
+                reason: "governsID, subClassOf and objectClassCategory cannot change".into(),
+            });
+        }
+        let unknown = |kind: &'static str, name: &str| SchemaError::UnknownReference {
+            owner: def.ldap_name.clone(),
+            kind,
+            name: name.to_string(),
+        };
+        for c in def
+            .auxiliary_class
+            .iter()
+            .chain(&def.system_auxiliary_class)
+            .chain(&def.poss_superiors)
+            .chain(&def.system_poss_superiors)
+        {
+            if self.class(c).is_none() {
+                return Err(unknown("class", c));
+            }
+        }
+        for a in def.own_attributes() {
+            if self.attribute(a).is_none() {
+                return Err(unknown("attribute", a));
+            }
+        }
+        self.classes[i] = def;
+        Ok(())
+    }
+
+    /// Changes how an existing attribute is indexed and described (its `searchFlags`
+    /// and the like); its name, OID, syntax, link and value count cannot change.
+    pub fn update_attribute(&mut self, def: AttributeDef) -> Result<(), SchemaError> {
+        let i =
+            *self
+                .attr_by_name
+                .get(&key(&def.ldap_name))
+                .ok_or_else(|| SchemaError::Invalid {
+                    name: def.ldap_name.clone(),
+                    reason: "no such attribute to change".into(),
+                })?;
+        let old = &self.attributes[i];
+        if old.attribute_id != def.attribute_id
+            || old.attribute_syntax != def.attribute_syntax
+            || old.om_syntax != def.om_syntax
+            || old.link_id != def.link_id
+            || old.single_valued != def.single_valued
+        {
+            return Err(SchemaError::Invalid {
+                name: def.ldap_name.clone(),
+                reason: "attributeID, syntax, linkID and isSingleValued cannot change".into(),
+            });
+        }
+        self.attributes[i] = def;
+        Ok(())
+    }
+
     /// The attribute with this lDAPDisplayName (case-insensitive); a numeric
     /// OID is also accepted.
     pub fn attribute(&self, name: &str) -> Option<&AttributeDef> {
