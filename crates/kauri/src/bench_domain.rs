@@ -653,7 +653,7 @@ impl UserSpec {
                 attr("givenName", &["Bench"]),
                 attr("sn", &[&sn]),
                 attr("displayName", &[&display]),
-                attr("userAccountControl", &["512"]),
+                attr("userAccountControl", &["544"]),
             ],
         )
     }
@@ -1026,7 +1026,7 @@ impl Client {
                     vec![
                         attr("objectClass", &["user"]),
                         attr("sAMAccountName", &[account]),
-                        attr("userAccountControl", &["512"]),
+                        attr("userAccountControl", &["544"]),
                     ],
                 ),
                 || format!("adding {dn}"),

@@ -10,6 +10,7 @@ use kauri_kv::Backend;
 
 use super::access::Access;
 use super::classes::{ClassSet, SchemaSnapshot};
+use super::credentials::SECRETS_ATTR as SECRETS;
 use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
 use super::view::View;
@@ -362,6 +363,14 @@ impl<B: Backend> Directory<B> {
         }
         // Passwords become stored secrets.
         self.take_new_password(w, req, &mut attrs, &guid)?;
+        if !system && set.is("user") {
+            let uac = attrs
+                .get("userAccountControl")
+                .and_then(|v| v.first())
+                .and_then(|v| principal::parse_u32_bits(v))
+                .unwrap_or(0);
+            principal::check_enabled_has_password(uac, attrs.get(SECRETS).is_some())?;
+        }
         // What the classes allow.
         for m in &set.must {
             if m == "ntsecuritydescriptor" {

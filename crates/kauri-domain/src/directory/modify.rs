@@ -228,7 +228,22 @@ impl<B: Backend> Directory<B> {
             )));
         }
         let password_refs: Vec<&Modification> = passwords.iter().collect();
-        out.extend(self.password_changes(w, req, id, &password_refs)?);
+        let password_mods = self.password_changes(w, req, id, &password_refs)?;
+        // Enabling an account (or requiring its password) needs a password to be there.
+        let new_uac = out
+            .iter()
+            .rev()
+            .find(|m| m.attr.eq_ignore_ascii_case("userAccountControl") && m.op != ModifyOp::Delete)
+            .and_then(|m| m.values.first())
+            .and_then(|v| principal::parse_u32_bits(v));
+        if let (Some(bits), false) = (new_uac, system) {
+            if set.is("user") {
+                let has = !password_mods.is_empty()
+                    || !w.values(id, super::credentials::SECRETS_ATTR)?.is_empty();
+                principal::check_enabled_has_password(bits, has)?;
+            }
+        }
+        out.extend(password_mods);
         if out.is_empty() {
             return Ok(());
         }

@@ -189,6 +189,21 @@ pub fn may_nest(outer: Scope, inner: Scope) -> bool {
     }
 }
 
+/// An enabled account that needs a password must have one (AD's 0000052D when a script
+/// enables a user before setting its password): `has_password` says whether it does.
+pub fn check_enabled_has_password(uac_bits: u32, has_password: bool) -> DirResult<()> {
+    let enabled = uac_bits & uac::ACCOUNTDISABLE == 0;
+    let required = uac_bits & uac::PASSWD_NOTREQD == 0;
+    if enabled && required && !has_password {
+        return Err(DirError::UnwillingToPerform(
+            "0000052D: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM), data 0: an \
+             enabled account needs a password (set one first, or set PASSWD_NOTREQD)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a `sAMAccountName`: not empty, at most 256 characters, none of the characters
 /// Windows forbids, not only dots and spaces.
 pub fn check_sam_account_name(name: &str) -> DirResult<()> {
