@@ -980,3 +980,51 @@ fn rid_pool_refills_from_the_rid_manager() {
     let available = r.int(manager, "rIDAvailablePool").unwrap().unwrap() as u64;
     assert_eq!(available as u32, 2100);
 }
+
+#[test]
+fn the_domain_check_finds_schema_violations_and_duplicates() {
+    let dir = full();
+    let clean = dir.check_domain().unwrap();
+    assert!(clean.problems.is_empty(), "{:?}", clean.problems);
+    assert!(clean.objects > 1800);
+    add(&dir, admin(), user("dup1")).unwrap();
+    // Written behind the directory service's back, straight into the database: a user
+    // without its mandatory attributes, holding an attribute its classes do not allow and
+    // dup1's account name.
+    dir.db()
+        .add(
+            Entry::new(dn(&format!("CN=raw,CN=Users,{DOMAIN}")))
+                .with(
+                    "objectClass",
+                    &["top", "person", "organizationalPerson", "user"],
+                )
+                .with("sAMAccountName", &["dup1"])
+                .with("dc", &["x"]),
+        )
+        .unwrap();
+    let report = dir.check_domain().unwrap();
+    let about_raw: Vec<&str> = report
+        .problems
+        .iter()
+        .filter(|p| p.dn.starts_with("CN=raw,"))
+        .map(|p| p.what.as_str())
+        .collect();
+    assert!(
+        about_raw
+            .iter()
+            .any(|w| w.contains("mandatory attribute objectsid")),
+        "{about_raw:?}"
+    );
+    assert!(
+        about_raw
+            .iter()
+            .any(|w| w.contains("attribute dc is not allowed")),
+        "{about_raw:?}"
+    );
+    assert!(
+        about_raw
+            .iter()
+            .any(|w| w.contains("sAMAccountName also held by CN=dup1")),
+        "{about_raw:?}"
+    );
+}

@@ -11,10 +11,9 @@ use kauri_kv::Backend;
 
 use crate::profile::directory_config;
 
-/// Opens an existing database folder (refusing to create one by accident): `dir` is the
-/// database itself or the data folder holding it in `db/`. A domain's database opens with
-/// the configuration of the schema it stores, never with another.
-pub fn open_existing(dir: &Path) -> Result<Db<LmdbBackend>> {
+/// Where a database lives: `dir` is the database itself or the data folder holding it in
+/// `db/`. Returns (data folder, database folder).
+fn locate(dir: &Path) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
     let (data, db_dir) = if dir.join("db").join("data.mdb").exists() {
         (dir.to_path_buf(), dir.join("db"))
     } else {
@@ -30,6 +29,13 @@ pub fn open_existing(dir: &Path) -> Result<Db<LmdbBackend>> {
             db_dir.join("data.mdb").display()
         );
     }
+    Ok((data, db_dir))
+}
+
+/// Opens an existing database folder (refusing to create one by accident). A domain's
+/// database opens with the configuration of the schema it stores, never with another.
+pub fn open_existing(dir: &Path) -> Result<Db<LmdbBackend>> {
+    let (data, db_dir) = locate(dir)?;
     if crate::domain::is_domain(&data) {
         return crate::domain::open_domain_db(&data);
     }
@@ -80,8 +86,16 @@ pub fn reindex(dir: &Path, json: bool) -> Result<()> {
 }
 
 /// `kauri db check`; returns whether the database is consistent (after fixing, with `fix`).
+/// A domain's folder is also checked as a domain: every object against the schema, and
+/// sAMAccountName, objectSid and objectGUID unique.
 pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
-    let db = open_existing(dir)?;
+    let (data, _) = locate(dir)?;
+    let (db, domain) = if crate::domain::is_domain(&data) {
+        let (directory, _) = crate::domain::open_directory(&data)?;
+        (directory.db().clone(), Some(directory))
+    } else {
+        (std::sync::Arc::new(open_existing(dir)?), None)
+    };
     let pb = progress_bar(!json, "check");
     let progress = |done: u64, total: u64| {
         pb.set_length(total);
@@ -89,6 +103,15 @@ pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
     };
     let report: CheckReport = db.check(fix, Some(&progress))?;
     pb.finish_and_clear();
+    let domain_report = match &domain {
+        Some(d) => Some(d.check_domain().context("checking the domain")?),
+        None => None,
+    };
+    let domain_problems: Vec<String> = domain_report
+        .iter()
+        .flat_map(|r| r.problems.iter().map(|p| format!("{}: {}", p.dn, p.what)))
+        .collect();
+    let clean = report.is_clean() && domain_problems.is_empty();
     if json {
         let problems: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
         println!(
@@ -96,10 +119,12 @@ pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
             serde_json::json!({
                 "records": report.records,
                 "index_keys": report.index_keys,
-                "clean": report.is_clean(),
+                "clean": clean,
                 "fixed": report.fixed,
                 "problems": problems,
                 "more_problems": report.more_problems,
+                "domain_objects": domain_report.as_ref().map(|r| r.objects),
+                "domain_problems": domain_problems,
             })
         );
     } else {
@@ -109,18 +134,25 @@ pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
         if report.more_problems > 0 {
             println!("… and {} more problems", report.more_problems);
         }
-        let state = if report.is_clean() {
+        for p in &domain_problems {
+            println!("{p}");
+        }
+        let state = if clean {
             "consistent"
         } else {
             "NOT consistent"
         };
         let fixed = if report.fixed { " after repair" } else { "" };
+        let objects = domain_report
+            .as_ref()
+            .map(|r| format!(", {} objects against the schema", r.objects))
+            .unwrap_or_default();
         println!(
-            "checked {} records and {} index keys: {state}{fixed}",
+            "checked {} records and {} index keys{objects}: {state}{fixed}",
             report.records, report.index_keys
         );
     }
-    Ok(report.is_clean())
+    Ok(clean)
 }
 
 /// `kauri db stats`.

@@ -11,6 +11,7 @@
 mod access;
 mod add;
 mod bind;
+mod check;
 pub mod classes;
 mod credentials;
 mod delete;
@@ -31,6 +32,7 @@ use parking_lot::{Mutex, RwLock};
 pub use access::{is_secret, Access};
 pub use bind::{BindOutcome, BindUpdate};
 pub use caller::{Account, Caller};
+pub use check::{DomainCheck, DomainProblem};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use error::{DirError, DirResult};
 pub use info::DomainInfo;
