@@ -492,6 +492,24 @@ impl<'d, B: Backend> DbRead<'d, B> {
         Ok(out)
     }
 
+    /// How many entries `id` links to through attribute `attr` (forward or back), counted
+    /// on the link keys without building the list; `None` when `attr` is not linked.
+    pub fn linked_count(&self, id: u64, attr: u32) -> DbResult<Option<u64>> {
+        let Some((kind, key_attr)) = self.link_key_attr(attr) else {
+            return Ok(None);
+        };
+        let mut n = 0;
+        for item in self.kv.prefix(
+            T_LINKS,
+            &link_prefix(kind, id, key_attr),
+            Direction::Forward,
+        )? {
+            item?;
+            n += 1;
+        }
+        Ok(Some(n))
+    }
+
     /// The records holding `value` in `attr`, from its equality index (`None` when the
     /// attribute has no equality index).
     pub fn find_eq(&self, attr: &str, value: &[u8]) -> DbResult<Option<Vec<u64>>> {

@@ -6,6 +6,7 @@ mod bench_domain;
 mod bench_ldap;
 mod dbcmd;
 mod domain;
+mod groupcmd;
 mod populate;
 mod profile;
 mod serve;
@@ -49,6 +50,27 @@ enum Command {
     Domain {
         #[command(subcommand)]
         what: DomainCommand,
+    },
+    /// Groups of a domain.
+    Group {
+        #[command(subcommand)]
+        what: GroupCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum GroupCommand {
+    /// Group count, memberships, members per group, the largest groups, groups by type.
+    Stats {
+        /// The domain's data folder.
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// How many of the largest groups to list.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -372,6 +394,9 @@ fn main() -> Result<()> {
         Command::Domain {
             what: DomainCommand::Provision(opts),
         } => domain::provision(&opts)?,
+        Command::Group {
+            what: GroupCommand::Stats { data, top, json },
+        } => groupcmd::stats(&data, top, json)?,
     }
     Ok(())
 }

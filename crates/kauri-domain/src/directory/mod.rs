@@ -20,6 +20,7 @@ mod info;
 mod modify;
 pub mod principal;
 mod setup;
+pub mod stats;
 mod token;
 pub mod view;
 
