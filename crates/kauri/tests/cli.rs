@@ -319,18 +319,29 @@ fn a_provisioned_domain_passes_its_own_check_and_refuses_a_second_provision() {
     }
     // Group statistics of the new domain: the well-known groups and their memberships.
     let stats = kauri(&["group", "stats", "-H", target, "--top", "3", "--json"]);
-    assert!(stats.status.success(), "{}", String::from_utf8_lossy(&stats.stderr));
+    assert!(
+        stats.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stats.stderr)
+    );
     let stats = json(&stats);
     assert!(stats["groups"].as_u64().unwrap() >= 30, "{stats}");
     assert!(stats["memberships"].as_u64().unwrap() >= 10, "{stats}");
     assert_eq!(stats["largest"].as_array().unwrap().len(), 3);
-    assert!(stats["by_type"]["global security"].as_u64().unwrap() >= 10, "{stats}");
-    assert!(stats["by_type"]["builtin local security"].as_u64().unwrap() >= 10, "{stats}");
-    let administrators = stats["largest"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|g| g["dn"].as_str().unwrap().starts_with("CN=Administrators,CN=Builtin"));
+    assert!(
+        stats["by_type"]["global security"].as_u64().unwrap() >= 10,
+        "{stats}"
+    );
+    assert!(
+        stats["by_type"]["builtin local security"].as_u64().unwrap() >= 10,
+        "{stats}"
+    );
+    let administrators = stats["largest"].as_array().unwrap().iter().any(|g| {
+        g["dn"]
+            .as_str()
+            .unwrap()
+            .starts_with("CN=Administrators,CN=Builtin")
+    });
     assert!(administrators, "{stats}");
     let again = provision("Corp.Passw0rd");
     assert!(!again.status.success());
