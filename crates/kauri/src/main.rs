@@ -51,6 +51,28 @@ enum Command {
         #[command(subcommand)]
         what: DomainCommand,
     },
+    /// Check a data folder (same as `db check`): indexes, hierarchy, links, and for a
+    /// domain every object against the schema; exit code 1 when inconsistent.
+    Dbcheck {
+        /// The data folder (or its database folder).
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Repair what a re-index repairs.
+        #[arg(long)]
+        fix: bool,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rebuild every index and the hierarchy tables (same as `db reindex`).
+    Reindex {
+        /// The data folder (or its database folder).
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Groups of a domain.
     Group {
         #[command(subcommand)]
@@ -265,6 +287,14 @@ fn print_reports<T: serde::Serialize>(
     Ok(())
 }
 
+/// Runs the check; an inconsistent database ends the process with exit code 1.
+fn check_or_exit(data: &std::path::Path, fix: bool, json: bool) -> Result<()> {
+    if !dbcmd::check(data, fix, json)? {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -384,13 +414,11 @@ fn main() -> Result<()> {
         }
         Command::Db { what } => match what {
             DbCommand::Reindex { data, json } => dbcmd::reindex(&data, json)?,
-            DbCommand::Check { data, fix, json } => {
-                if !dbcmd::check(&data, fix, json)? {
-                    std::process::exit(1);
-                }
-            }
+            DbCommand::Check { data, fix, json } => check_or_exit(&data, fix, json)?,
             DbCommand::Stats { data, json } => dbcmd::stats(&data, json)?,
         },
+        Command::Dbcheck { data, fix, json } => check_or_exit(&data, fix, json)?,
+        Command::Reindex { data, json } => dbcmd::reindex(&data, json)?,
         Command::Domain {
             what: DomainCommand::Provision(opts),
         } => domain::provision(&opts)?,

@@ -308,8 +308,14 @@ fn a_provisioned_domain_passes_its_own_check_and_refuses_a_second_provision() {
     assert!(report["entries"].as_u64().unwrap() > 400);
     // The data folder and its database both open with the domain's own schema: the
     // check finds nothing to repair, twice.
-    for path in [target.to_string(), format!("{target}/db")] {
-        let check = kauri(&["db", "check", "-H", &path, "--json"]);
+    for (command, path) in [
+        ("db check", target.to_string()),
+        ("db check", format!("{target}/db")),
+        ("dbcheck", target.to_string()),
+    ] {
+        let mut args: Vec<&str> = command.split(' ').collect();
+        args.extend(["-H", &path, "--json"]);
+        let check = kauri(&args);
         assert!(
             check.status.success(),
             "{}",
