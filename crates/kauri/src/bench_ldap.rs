@@ -273,13 +273,6 @@ pub fn write_ldif(path: &Path, users: usize) -> Result<u64> {
     Ok(n)
 }
 
-fn ldif_safe(v: &str) -> bool {
-    !v.is_empty()
-        && v.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !v.starts_with([' ', ':', '<'])
-        && !v.ends_with(' ')
-}
-
 fn write_ldif_entry(out: &mut impl Write, e: &Entry, user: bool, pw: &str) -> Result<()> {
     let dn = e.dn.to_string();
     let mut lines: Vec<(&str, String)> = Vec::new();
@@ -335,11 +328,9 @@ fn write_ldif_entry(out: &mut impl Write, e: &Entry, user: bool, pw: &str) -> Re
     } else {
         bail!("no LDIF mapping for {dn}");
     }
-    anyhow::ensure!(ldif_safe(&dn), "DN {dn:?} needs base64 in LDIF");
-    writeln!(out, "dn: {dn}")?;
+    crate::ldif::write_attr(out, "dn", dn.as_bytes())?;
     for (a, v) in lines {
-        anyhow::ensure!(ldif_safe(&v), "{a} of {dn} ({v:?}) needs base64 in LDIF");
-        writeln!(out, "{a}: {v}")?;
+        crate::ldif::write_attr(out, a, v.as_bytes())?;
     }
     writeln!(out)?;
     Ok(())

@@ -7,6 +7,8 @@ mod bench_ldap;
 mod dbcmd;
 mod domain;
 mod groupcmd;
+mod ldif;
+mod ldifcmd;
 mod populate;
 mod profile;
 mod serve;
@@ -73,10 +75,35 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// LDIF (RFC 2849) out of a data folder.
+    Ldif {
+        #[command(subcommand)]
+        what: LdifCommand,
+    },
     /// Groups of a domain.
     Group {
         #[command(subcommand)]
         what: GroupCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum LdifCommand {
+    /// Every entry (or a subtree, or the matches of a filter) as LDIF, parents before
+    /// children; passwords and other secrets are never written.
+    Export {
+        /// The data folder (or its database folder).
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Only this subtree.
+        #[arg(long)]
+        base: Option<String>,
+        /// Only the entries matching this filter.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
     },
 }
 
@@ -425,6 +452,27 @@ fn main() -> Result<()> {
         Command::Group {
             what: GroupCommand::Stats { data, top, json },
         } => groupcmd::stats(&data, top, json)?,
+        Command::Ldif {
+            what:
+                LdifCommand::Export {
+                    data,
+                    base,
+                    filter,
+                    output,
+                },
+        } => {
+            let opts = ldifcmd::ExportOptions {
+                data,
+                base,
+                filter,
+                output,
+            };
+            let n = ldifcmd::export(&opts)?;
+            eprintln!(
+                "kauri: exported {n} entries to {}",
+                ldifcmd::describe(opts.output.as_deref())
+            );
+        }
     }
     Ok(())
 }

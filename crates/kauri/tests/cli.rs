@@ -349,6 +349,63 @@ fn a_provisioned_domain_passes_its_own_check_and_refuses_a_second_provision() {
             .starts_with("CN=Administrators,CN=Builtin")
     });
     assert!(administrators, "{stats}");
+    // LDIF out of the domain: a subtree with its links as DNs and without secrets, the
+    // matches of a filter, everything into a file (parents before children).
+    let users = kauri(&[
+        "ldif",
+        "export",
+        "-H",
+        target,
+        "--base",
+        "CN=Users,DC=corp,DC=example,DC=org",
+    ]);
+    assert!(
+        users.status.success(),
+        "{}",
+        String::from_utf8_lossy(&users.stderr)
+    );
+    let text = String::from_utf8_lossy(&users.stdout);
+    assert!(
+        text.starts_with("dn: CN=Users,DC=corp,DC=example,DC=org\n"),
+        "{text}"
+    );
+    assert!(text.contains("dn: CN=Administrator,CN=Users,DC=corp,DC=example,DC=org\n"));
+    assert!(text.contains("memberOf: CN=Domain Admins,CN=Users,DC=corp,DC=example,DC=org\n"));
+    assert!(!text.lines().any(|l| l
+        .to_ascii_lowercase()
+        .starts_with("supplementalcredentials")));
+    let one = kauri(&[
+        "ldif",
+        "export",
+        "-H",
+        target,
+        "--filter",
+        "(sAMAccountName=krbtgt)",
+    ]);
+    let text = String::from_utf8_lossy(&one.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("dn: ")).count(),
+        1,
+        "{text}"
+    );
+    let file = dir.path().join("all.ldif");
+    let all = kauri(&["ldif", "export", "-H", target, "-o", file.to_str().unwrap()]);
+    assert!(
+        all.status.success(),
+        "{}",
+        String::from_utf8_lossy(&all.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let dns: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("dn: "))
+        .collect();
+    assert_eq!(dns.len() as u64, report["entries"].as_u64().unwrap());
+    let position = |dn: &str| dns.iter().position(|d| *d == dn).unwrap();
+    assert!(
+        position("CN=Users,DC=corp,DC=example,DC=org")
+            < position("CN=Administrator,CN=Users,DC=corp,DC=example,DC=org")
+    );
     let again = provision("Corp.Passw0rd");
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds a directory"));
