@@ -912,16 +912,8 @@ impl Conn {
         value: Option<&[u8]>,
         permit: OwnedSemaphorePermit,
     ) {
-        let respond = move |result: LdapResult, gen: Option<Vec<u8>>| {
-            msg(
-                id,
-                ProtocolOp::ExtendedResponse(ExtendedResponse {
-                    result,
-                    name: None,
-                    value: gen,
-                }),
-            )
-        };
+        let respond =
+            move |result: LdapResult, gen: Option<Vec<u8>>| password_response(id, result, gen);
         let req = match ctl::PasswordModifyRequest::decode(value) {
             Ok(r) => r,
             Err(e) => {
@@ -976,18 +968,12 @@ impl Conn {
             ));
             return;
         }
-        let (new_password, generated) = match req.new_password.clone() {
-            Some(p) if !p.is_empty() => (p, None),
-            _ => match kauri_domain::password::generate_password() {
-                Ok(p) => (p.clone().into_bytes(), Some(p.into_bytes())),
-                Err(_) => {
-                    self.reply(respond(
-                        LdapResult::new(ResultCode::OTHER, "no randomness for a password"),
-                        None,
-                    ));
-                    return;
-                }
-            },
+        let (new_password, generated) = match new_password(&req) {
+            Ok(p) => p,
+            Err(result) => {
+                self.reply(respond(result, None));
+                return;
+            }
         };
         let Ok(hash) = auth::hash_password(&new_password) else {
             self.reply(respond(
@@ -1032,16 +1018,8 @@ impl Conn {
         req: ctl::PasswordModifyRequest,
         permit: OwnedSemaphorePermit,
     ) {
-        let respond = move |result: LdapResult, gen: Option<Vec<u8>>| {
-            msg(
-                id,
-                ProtocolOp::ExtendedResponse(ExtendedResponse {
-                    result,
-                    name: None,
-                    value: gen,
-                }),
-            )
-        };
+        let respond =
+            move |result: LdapResult, gen: Option<Vec<u8>>| password_response(id, result, gen);
         let dn = match self.ctx.db.read().ok().and_then(|r| {
             let id = self.ctx.dir.resolve_bind_name(&r, target).ok()??;
             r.dn_string(id).ok()
@@ -1063,18 +1041,12 @@ impl Conn {
             return;
         };
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let (new, generated) = match req.new_password.as_deref() {
-            Some(p) if !p.is_empty() => (text(p), None),
-            _ => match kauri_domain::password::generate_password() {
-                Ok(p) => (p.clone(), Some(p.into_bytes())),
-                Err(_) => {
-                    self.reply(respond(
-                        LdapResult::new(ResultCode::OTHER, "no randomness for a password"),
-                        None,
-                    ));
-                    return;
-                }
-            },
+        let (new, generated) = match new_password(&req) {
+            Ok((p, generated)) => (text(&p), generated),
+            Err(result) => {
+                self.reply(respond(result, None));
+                return;
+            }
         };
         let encode = kauri_domain::password::encode_unicode_pwd;
         let mods = match req.old_password.as_deref() {
@@ -1141,6 +1113,31 @@ impl Conn {
             Ok(()) => LdapResult::success(),
             Err(e) => dir_result(&e),
         }
+    }
+}
+
+/// The response to a password modify request, with the generated password if any.
+fn password_response(id: MessageId, result: LdapResult, gen: Option<Vec<u8>>) -> Vec<u8> {
+    msg(
+        id,
+        ProtocolOp::ExtendedResponse(ExtendedResponse {
+            result,
+            name: None,
+            value: gen,
+        }),
+    )
+}
+
+/// The new password of a password modify request, or one generated for it (also returned
+/// on its own, to send back).
+fn new_password(
+    req: &ctl::PasswordModifyRequest,
+) -> Result<(Vec<u8>, Option<Vec<u8>>), LdapResult> {
+    match req.new_password.clone() {
+        Some(p) if !p.is_empty() => Ok((p, None)),
+        _ => kauri_domain::password::generate_password()
+            .map(|p| (p.clone().into_bytes(), Some(p.into_bytes())))
+            .map_err(|_| LdapResult::new(ResultCode::OTHER, "no randomness for a password")),
     }
 }
 

@@ -522,18 +522,14 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                     if cancel.is_cancelled() {
                         return Ok(ControlFlow::Break(()));
                     }
-                    let dn = snap.cached_dn(&mut dns, hit.id)?;
-                    let attributes =
-                        ids.attributes(&snap, hit.id, &dn, &hit.record, req.types_only);
-                    let dn = match extended_dn {
-                        Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
-                        None => dn,
-                    };
-                    batch.push(encode_message(&LdapMessage {
-                        id: job.id,
-                        op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
-                        controls: Vec::new(),
-                    }));
+                    batch.push(entry_message(
+                        &snap,
+                        &ids,
+                        &mut dns,
+                        &hit,
+                        job,
+                        extended_dn,
+                    )?);
                     sent += 1;
                     batch_bytes += batch.last().map_or(0, Vec::len);
                     // A batch ends at the limit, or when its entries reach BATCH_BYTES
@@ -755,17 +751,14 @@ fn vlv_window(
     let mut dns = DnCache::default();
     let mut batch = Vec::new();
     snap.advance(&mut cursor, usize::MAX, |hit| {
-        let dn = snap.cached_dn(&mut dns, hit.id)?;
-        let attributes = attrs.attributes(&snap, hit.id, &dn, &hit.record, job.req.types_only);
-        let dn = match extended_dn {
-            Some(format) => extended_dn_text(&snap, &hit.record, &dn, format),
-            None => dn,
-        };
-        batch.push(encode_message(&LdapMessage {
-            id: job.id,
-            op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
-            controls: Vec::new(),
-        }));
+        batch.push(entry_message(
+            &snap,
+            &attrs,
+            &mut dns,
+            &hit,
+            job,
+            extended_dn,
+        )?);
         Ok(ControlFlow::Continue(()))
     })
     .map_err(|e| db_result(&e))?;
@@ -791,6 +784,29 @@ fn paged_control(cookie: &[u8]) -> Control {
         cookie: cookie.to_vec(),
     }
     .to_control(false)
+}
+
+/// One search result entry, encoded: its DN (in extended form when the control asks) and
+/// the attributes the selection and the caller allow.
+fn entry_message(
+    snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+    attrs: &AttrIds,
+    dns: &mut DnCache,
+    hit: &kauri_db::search::Hit<'_>,
+    job: &SearchJob,
+    extended_dn: Option<i32>,
+) -> Result<Vec<u8>, DbError> {
+    let dn = snap.cached_dn(dns, hit.id)?;
+    let attributes = attrs.attributes(snap, hit.id, &dn, &hit.record, job.req.types_only);
+    let dn = match extended_dn {
+        Some(format) => extended_dn_text(snap, &hit.record, &dn, format),
+        None => dn,
+    };
+    Ok(encode_message(&LdapMessage {
+        id: job.id,
+        op: ProtocolOp::SearchResultEntry(SearchResultEntry { dn, attributes }),
+        controls: Vec::new(),
+    }))
 }
 
 /// The filter a search runs with: assertions on secrets match nothing, and in a domain

@@ -11,15 +11,19 @@ use kauri_db::{Dn, Filter, Scope, SearchRequest};
 use kauri_domain::directory::is_secret;
 
 /// What to export and where.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ExportOptions {
-    /// The data folder.
+    /// The data folder (or its database folder).
+    #[arg(short = 'H', long = "data")]
     pub data: PathBuf,
     /// Only this subtree (every naming context when absent).
+    #[arg(long)]
     pub base: Option<String>,
-    /// Only entries matching this filter (all when absent).
+    /// Only the entries matching this filter (all when absent).
+    #[arg(long)]
     pub filter: Option<String>,
-    /// The file to write (standard output when absent).
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
 }
 

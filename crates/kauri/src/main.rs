@@ -91,20 +91,7 @@ enum Command {
 enum LdifCommand {
     /// Every entry (or a subtree, or the matches of a filter) as LDIF, parents before
     /// children; passwords and other secrets are never written.
-    Export {
-        /// The data folder (or its database folder).
-        #[arg(short = 'H', long = "data")]
-        data: PathBuf,
-        /// Only this subtree.
-        #[arg(long)]
-        base: Option<String>,
-        /// Only the entries matching this filter.
-        #[arg(long)]
-        filter: Option<String>,
-        /// Write to this file instead of standard output.
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
-    },
+    Export(ldifcmd::ExportOptions),
 }
 
 #[derive(Debug, Subcommand)]
@@ -453,20 +440,8 @@ fn main() -> Result<()> {
             what: GroupCommand::Stats { data, top, json },
         } => groupcmd::stats(&data, top, json)?,
         Command::Ldif {
-            what:
-                LdifCommand::Export {
-                    data,
-                    base,
-                    filter,
-                    output,
-                },
+            what: LdifCommand::Export(opts),
         } => {
-            let opts = ldifcmd::ExportOptions {
-                data,
-                base,
-                filter,
-                output,
-            };
             let n = ldifcmd::export(&opts)?;
             eprintln!(
                 "kauri: exported {n} entries to {}",

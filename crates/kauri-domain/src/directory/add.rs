@@ -721,7 +721,7 @@ impl<B: Backend> Directory<B> {
         w.store_config_fingerprints(&config)?;
         *self.pending.lock() = Some(super::Pending {
             snap: std::sync::Arc::new(SchemaSnapshot::new(schema)),
-            config,
+            config: std::sync::Arc::new(config),
         });
         Ok(())
     }

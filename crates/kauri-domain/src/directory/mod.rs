@@ -169,16 +169,21 @@ impl<B: Backend> Directory<B> {
 
     fn apply_inner(&self, w: &mut DbWrite<'_, B>, req: &Request) -> DirResult<()> {
         let snap = self.working_schema();
-        if self.domain().is_none() {
-            return self.apply_plain(w, req, &snap);
-        }
+        let plain = self.domain().is_none();
         match &req.change {
+            Change::Add(e) if plain => self.add_plain(w, req, &snap, e),
             Change::Add(e) => self.add(w, req, &snap, e.clone()).map(|_| ()),
             Change::Modify {
                 dn,
                 mods,
                 permissive,
+            } if plain => self.modify_plain(w, req, &snap, dn, mods, *permissive),
+            Change::Modify {
+                dn,
+                mods,
+                permissive,
             } => self.modify(w, req, &snap, dn, mods, *permissive),
+            // Deletes and renames take the plain path themselves when there is no domain.
             Change::Delete { dn, tree } => self.delete(w, req, dn, *tree),
             Change::Rename {
                 dn,
@@ -197,66 +202,56 @@ impl<B: Backend> Directory<B> {
         }
     }
 
-    /// A directory without a domain is a plain LDAP directory: attributes must exist in
-    /// the schema, the caller must administer, and the database's own rules apply.
-    fn apply_plain(
+    /// An add to a directory without a domain (a plain LDAP directory): attributes must
+    /// exist in the schema and are stored under their schema names (whatever the client
+    /// called them: an OID, another case, `;binary`), the caller must administer, and the
+    /// database's own rules apply.
+    fn add_plain(
         &self,
         w: &mut DbWrite<'_, B>,
         req: &Request,
         snap: &SchemaSnapshot,
+        e: &Entry,
     ) -> DirResult<()> {
-        // Attributes are stored under their schema names, whatever the client called them
-        // (an OID, a different case, `;binary`).
-        let named =
-            |name: &str| add::attribute_def(&snap.schema, name).map(|d| d.ldap_name.clone());
-        match &req.change {
-            Change::Add(e) => {
-                Access::of(&req.caller).may_change_tree()?;
-                let mut entry = kauri_db::Entry::new(e.dn.clone());
-                for (name, values) in &e.attrs {
-                    entry.push(&named(name)?, values.clone());
-                }
-                w.add(entry)?;
-            }
-            Change::Modify {
-                dn,
-                mods,
-                permissive,
-            } => {
-                if !req.caller.is_admin() {
-                    return Err(DirError::InsufficientAccess(
-                        "only an administrator may change the directory".into(),
-                    ));
-                }
-                let mut named_mods = Vec::with_capacity(mods.len());
-                for m in mods {
-                    named_mods.push(Modification {
-                        op: m.op,
-                        attr: named(&m.attr)?,
-                        values: m.values.clone(),
-                    });
-                }
-                if *permissive {
-                    w.modify_permissive(dn, &named_mods)?;
-                } else {
-                    w.modify(dn, &named_mods)?;
-                }
-            }
-            Change::Delete { dn, tree } => self.delete(w, req, dn, *tree)?,
-            Change::Rename {
-                dn,
-                new_rdn,
-                delete_old_rdn,
-                new_parent,
-            } => self.rename(
-                w,
-                req,
-                snap,
-                dn,
-                new_rdn,
-                *delete_old_rdn,
-                new_parent.as_ref(),
-            )?,
+        Access::of(&req.caller).may_change_tree()?;
+        let mut entry = Entry::new(e.dn.clone());
+        for (name, values) in &e.attrs {
+            entry.push(
+                &add::attribute_def(&snap.schema, name)?.ldap_name,
+                values.clone(),
+            );
+        }
+        w.add(entry)?;
+        Ok(())
+    }
+
+    /// A modify of a directory without a domain (see [`Directory::add_plain`]).
+    fn modify_plain(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        snap: &SchemaSnapshot,
+        dn: &Dn,
+        mods: &[Modification],
+        permissive: bool,
+    ) -> DirResult<()> {
+        if !req.caller.is_admin() {
+            return Err(DirError::InsufficientAccess(
+                "only an administrator may change the directory".into(),
+            ));
+        }
+        let mut named = Vec::with_capacity(mods.len());
+        for m in mods {
+            named.push(Modification {
+                op: m.op,
+                attr: add::attribute_def(&snap.schema, &m.attr)?.ldap_name.clone(),
+                values: m.values.clone(),
+            });
+        }
+        if permissive {
+            w.modify_permissive(dn, &named)?;
+        } else {
+            w.modify(dn, &named)?;
         }
         Ok(())
     }
@@ -277,7 +272,7 @@ impl<B: Backend> Directory<B> {
         let Some(p) = self.pending.lock().take() else {
             return Ok(());
         };
-        self.db.replace_config_stored(p.config)?;
+        self.db.replace_config_stored((*p.config).clone())?;
         *self.schema.write() = p.snap;
         Ok(())
     }
@@ -296,11 +291,12 @@ impl<B: Backend> Directory<B> {
 }
 
 /// A schema extended by uncommitted changes, and the database configuration derived from
-/// it (computed once, used for the fingerprints stored with the change and after commit).
+/// it (computed once, used for the fingerprints stored with the change and after commit;
+/// shared, since every request of a batch saves the pending state to restore on failure).
 #[derive(Clone)]
 struct Pending {
     snap: Arc<SchemaSnapshot>,
-    config: kauri_db::DbConfig,
+    config: Arc<kauri_db::DbConfig>,
 }
 
 /// AD's noSuchObject for a name that resolves to nothing (or to what the caller may not

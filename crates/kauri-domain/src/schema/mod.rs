@@ -488,6 +488,13 @@ impl Schema {
     /// Extends the schema with a new class at run time. Refuses duplicates
     /// and references to unknown superclasses, auxiliary classes or attributes.
     pub fn add_class(&mut self, def: ClassDef) -> Result<(), SchemaError> {
+        self.check_references(&def)?;
+        self.insert_class(def)
+    }
+
+    /// Every class (superclass, auxiliary classes, possible superiors) and attribute a
+    /// class names exists.
+    fn check_references(&self, def: &ClassDef) -> Result<(), SchemaError> {
         let unknown = |kind: &'static str, name: &str| SchemaError::UnknownReference {
             owner: def.ldap_name.clone(),
             kind,
@@ -508,7 +515,7 @@ impl Schema {
                 return Err(unknown("attribute", a));
             }
         }
-        self.insert_class(def)
+        Ok(())
     }
 
     /// Changes an existing class in place (a schema update adding optional attributes,
@@ -532,27 +539,7 @@ impl Schema {
                 reason: "governsID, subClassOf and objectClassCategory cannot change".into(),
             });
         }
-        let unknown = |kind: &'static str, name: &str| SchemaError::UnknownReference {
-            owner: def.ldap_name.clone(),
-            kind,
-            name: name.to_string(),
-        };
-        for c in def
-            .auxiliary_class
-            .iter()
-            .chain(&def.system_auxiliary_class)
-            .chain(&def.poss_superiors)
-            .chain(&def.system_poss_superiors)
-        {
-            if self.class(c).is_none() {
-                return Err(unknown("class", c));
-            }
-        }
-        for a in def.own_attributes() {
-            if self.attribute(a).is_none() {
-                return Err(unknown("attribute", a));
-            }
-        }
+        self.check_references(&def)?;
         self.classes[i] = def;
         Ok(())
     }
