@@ -3,14 +3,17 @@
 //!
 //! The expected index and tree keys are computed from the records (streamed in batches)
 //! and merged in key order against the stored tables, so a check costs one pass over the
-//! records, one sort and one pass over each table. Everything wrong in an index or in the
-//! hierarchy tables can be repaired by a re-index, which `fix` runs; damaged records and
-//! orphans are reported for an administrator.
+//! records, one sort and one pass over each table. `fix` repairs, in one transaction,
+//! everything that can be derived again: indexes and hierarchy tables (rebuilt), links
+//! (a forward link is authoritative: its missing back key is added, a back key without
+//! its forward key goes, and links naming a missing entry go in both directions) and
+//! counters behind the data (raised). Damaged records and orphans are reported for an
+//! administrator.
 
 use std::fmt;
 use std::ops::Bound;
 
-use kauri_kv::{Backend, Direction, ReadTxn};
+use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 use crate::config::IndexFlags;
 use crate::db::{Db, T_INDEX, T_LINKS, T_META, T_NODES, T_TREE};
@@ -91,15 +94,9 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// Whether a re-index repairs it.
+    /// Whether `fix` repairs it.
     pub fn fixable(&self) -> bool {
-        !matches!(
-            self,
-            Problem::CorruptRecord { .. }
-                | Problem::Orphan { .. }
-                | Problem::CounterBehind { .. }
-                | Problem::BrokenLink { .. }
-        )
+        !matches!(self, Problem::CorruptRecord { .. } | Problem::Orphan { .. })
     }
 }
 
@@ -142,7 +139,7 @@ pub struct CheckReport {
     pub problems: Vec<Problem>,
     /// Problems beyond the ones listed.
     pub more_problems: u64,
-    /// Whether `fix` ran a re-index.
+    /// Whether `fix` ran a repair.
     pub fixed: bool,
 }
 
@@ -166,17 +163,106 @@ fn hex(k: &[u8]) -> String {
 }
 
 impl<B: Backend> Db<B> {
-    /// Checks the database against itself on one snapshot. With `fix`, repairs what a
-    /// re-index repairs (indexes and hierarchy tables) and checks again.
+    /// Checks the database against itself on one snapshot. With `fix`, repairs what can
+    /// be repaired (see the module documentation) in one transaction and checks again.
     pub fn check(&self, fix: bool, progress: Option<Progress<'_>>) -> DbResult<CheckReport> {
         let mut report = self.check_once(progress)?;
         if fix && report.problems.iter().any(Problem::fixable) {
-            self.reindex(None)?;
+            // As for a re-index, a transaction that outgrew the map runs again in the
+            // grown map.
+            let mut attempts = 0;
+            loop {
+                match self.repair_once() {
+                    Err(DbError::Kv(kauri_kv::KvError::MapFull(_))) if attempts < 3 => {
+                        attempts += 1;
+                    }
+                    other => break other?,
+                }
+            }
             let mut again = self.check_once(None)?;
             again.fixed = true;
             report = again;
         }
         Ok(report)
+    }
+
+    /// Repairs links and counters, then rebuilds the derived tables, in one transaction.
+    fn repair_once(&self) -> DbResult<()> {
+        let mut w = self.write()?;
+        let usn_attr = self
+            .config()
+            .usn_attributes
+            .as_ref()
+            .and_then(|(_, changed)| w.stored_attr_id(changed));
+        let kv = w.kv();
+        let mut drop_keys: Vec<Vec<u8>> = Vec::new();
+        let mut add_keys: Vec<[u8; 21]> = Vec::new();
+        for item in kv.range(
+            T_LINKS,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            Direction::Forward,
+        )? {
+            let (k, _) = item?;
+            let Some((kind, from, attr, to)) = split_link_key(k) else {
+                drop_keys.push(k.to_vec());
+                continue;
+            };
+            if !exists(kv, from)? || !exists(kv, to)? {
+                drop_keys.push(k.to_vec());
+                continue;
+            }
+            let other = link_key(
+                if kind == LINK_FORWARD {
+                    LINK_BACK
+                } else {
+                    LINK_FORWARD
+                },
+                to,
+                attr,
+                from,
+            );
+            if kv.get(T_LINKS, &other)?.is_none() {
+                if kind == LINK_FORWARD {
+                    add_keys.push(other);
+                } else {
+                    drop_keys.push(k.to_vec());
+                }
+            }
+        }
+        for k in &drop_keys {
+            kv.delete(T_LINKS, k)?;
+        }
+        for k in &add_keys {
+            kv.put(T_LINKS, k, &[])?;
+        }
+        let mut max_id = 0u64;
+        let mut max_usn = 0u64;
+        let mut last = None;
+        loop {
+            let next = for_each_record(kv, last, 4096, |id, bytes| {
+                max_id = max_id.max(id);
+                if let Some(a) = usn_attr.and_then(|u| RecordView::parse(bytes).ok()?.attr(u)) {
+                    for v in a.values() {
+                        if let Some(n) = std::str::from_utf8(v.raw)
+                            .ok()
+                            .and_then(|t| t.parse::<u64>().ok())
+                        {
+                            max_usn = max_usn.max(n);
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            match next {
+                Some(l) => last = Some(l),
+                None => break,
+            }
+        }
+        self.rebuild_derived(kv, None)?;
+        w.raise_counters(max_id + 1, max_usn);
+        w.commit()?;
+        Ok(())
     }
 
     /// Compares the index table with the keys the records call for. The expected keys

@@ -276,6 +276,33 @@ impl<B: Backend> Db<B> {
         self.invocation
     }
 
+    /// Gives the store under a database a new invocation id, keeping the old one with the
+    /// highest USN it reached (AD's up-to-dateness cursor for it). A restored database must
+    /// not originate changes under the identity of the one it was copied from, which may
+    /// have gone on writing after the copy. Call it before the store is opened as a
+    /// [`Db`], which reads the invocation id once. Returns (old id, new id).
+    pub fn retire_invocation(kv: &B) -> DbResult<([u8; 16], [u8; 16])> {
+        let mut w = kv.write()?;
+        let old: [u8; 16] = w
+            .get(T_META, meta::INVOCATION)?
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| DbError::corrupt("invocation id unreadable"))?;
+        let usn = w.get(T_META, meta::USN)?.and_then(read_u64_be).unwrap_or(0);
+        let mut retired = w
+            .get(T_META, meta::RETIRED_INVOCATIONS)?
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        retired.extend_from_slice(&old);
+        retired.extend_from_slice(&usn.to_be_bytes());
+        let mut new = [0u8; 16];
+        getrandom::fill(&mut new)
+            .map_err(|e| DbError::Corrupt(format!("no randomness for the invocation id: {e}")))?;
+        w.put(T_META, meta::RETIRED_INVOCATIONS, &retired)?;
+        w.put(T_META, meta::INVOCATION, &new)?;
+        w.commit()?;
+        Ok((old, new))
+    }
+
     pub(crate) fn registry(&self) -> Arc<Registry> {
         self.registry.read().clone()
     }

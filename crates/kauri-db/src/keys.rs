@@ -64,6 +64,9 @@ pub mod meta {
     pub const ATTR_BY_ID: &[u8] = b"i:";
     /// This database's invocation id (16 bytes), stamped on originating changes.
     pub const INVOCATION: &[u8] = b"invocation";
+    /// Invocation ids this database had before (a restore gives it a new one): 24 bytes
+    /// each, the id ++ the highest USN (u64 BE) it reached, oldest first.
+    pub const RETIRED_INVOCATIONS: &[u8] = b"retired_invocations";
     /// Fingerprint of the index configuration the indexes were built with.
     pub const INDEX_CONFIG: &[u8] = b"index_config";
     /// Present while a chunked bulk load has stored records whose index keys are not

@@ -337,6 +337,25 @@ impl<'d, B: Backend> DbRead<'d, B> {
             .unwrap_or(0))
     }
 
+    /// The invocation ids this database had before its current one, with the highest USN
+    /// each reached, oldest first (see [`Db::retire_invocation`]).
+    pub fn retired_invocations(&self) -> DbResult<Vec<([u8; 16], u64)>> {
+        let raw = self
+            .kv
+            .get(T_META, meta::RETIRED_INVOCATIONS)?
+            .unwrap_or_default();
+        if raw.len() % 24 != 0 {
+            return Err(DbError::corrupt("retired invocation ids unreadable"));
+        }
+        Ok(raw
+            .chunks_exact(24)
+            .filter_map(|c| {
+                let id: [u8; 16] = c[..16].try_into().ok()?;
+                Some((id, read_u64_be(&c[16..])?))
+            })
+            .collect())
+    }
+
     /// The id of an entry, `Some(0)` for the root DN.
     pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
         lookup(&self.kv, dn, self.cfg.max_index_key_len)

@@ -263,10 +263,21 @@ impl<B: Backend> Db<B> {
 
     fn reindex_once(&self, progress: Option<Progress<'_>>) -> DbResult<ReindexStats> {
         let mut w = self.write()?;
+        let stats = self.rebuild_derived(w.kv(), progress)?;
+        w.commit()?;
+        Ok(stats)
+    }
+
+    /// Rebuilds the index and hierarchy tables inside a write transaction the caller
+    /// commits (a re-index, or the repair of a consistency check).
+    pub(crate) fn rebuild_derived(
+        &self,
+        kv: &mut B::Write<'_>,
+        progress: Option<Progress<'_>>,
+    ) -> DbResult<ReindexStats> {
         let max = self.config().max_index_key_len;
         let flags = self.flags_by_id();
         let mut flags_of = |a: u32| flags.get(a as usize).copied().unwrap_or(IndexFlags::NONE);
-        let kv = w.kv();
         let total = count_records(kv)?;
         kv.clear(T_INDEX)?;
         kv.clear(T_TREE)?;
@@ -322,7 +333,6 @@ impl<B: Backend> Db<B> {
             &self.config().index_fingerprint(),
         )?;
         kv.delete(T_META, meta::BULK_PENDING)?;
-        w.commit()?;
         Ok(stats)
     }
 }

@@ -324,3 +324,71 @@ fn large_group<B: Backend>(db: &Db<B>) {
     assert_eq!(found(db, &format!("(memberOf={})", g("Big"))).len(), 3000);
     assert_clean(db);
 }
+
+both_backends!(check_repairs_damaged_links);
+fn check_repairs_damaged_links<B: Backend>(db: &Db<B>) {
+    use kauri_db::db::{T_LINKS, T_META};
+    use kauri_db::keys::{link_key, meta, LINK_BACK, LINK_FORWARD};
+    use kauri_kv::WriteTxn;
+    setup(db);
+    db.add(group("G1", &[&u(0), &u(1), &u(2)])).unwrap();
+    let (g1, u0, u1, member) = {
+        let r = db.read().unwrap();
+        let id = |d: &str| r.lookup(&dn(d)).unwrap().unwrap();
+        (
+            id(&g("G1")),
+            id(&u(0)),
+            id(&u(1)),
+            r.attr_id("member").unwrap(),
+        )
+    };
+    // Behind Kauri's back: a lost back link, a back link without its forward link, a link
+    // to an entry that never existed, and a record id counter behind the records.
+    {
+        let mut w = db.kv().write().unwrap();
+        assert!(w
+            .delete(T_LINKS, &link_key(LINK_BACK, u0, member, g1))
+            .unwrap());
+        assert!(w
+            .delete(T_LINKS, &link_key(LINK_FORWARD, g1, member, u1))
+            .unwrap());
+        w.put(T_LINKS, &link_key(LINK_FORWARD, g1, member, 9999), b"")
+            .unwrap();
+        w.put(T_LINKS, &link_key(LINK_BACK, 9999, member, g1), b"")
+            .unwrap();
+        w.put(T_META, meta::NEXT_ID, &2u64.to_be_bytes()).unwrap();
+        w.commit().unwrap();
+    }
+    let report = db.check(false, None).unwrap();
+    let broken = report
+        .problems
+        .iter()
+        .filter(|p| matches!(p, kauri_db::check::Problem::BrokenLink { .. }))
+        .count();
+    assert_eq!(broken, 4, "{:?}", report.problems);
+    assert!(report
+        .problems
+        .iter()
+        .any(|p| matches!(p, kauri_db::check::Problem::CounterBehind { .. })));
+    assert!(report.problems.iter().all(|p| p.fixable()));
+
+    let fixed = db.check(true, None).unwrap();
+    assert!(fixed.fixed);
+    assert!(fixed.is_clean(), "{:?}", fixed.problems);
+    // The forward link is the authority: u0 keeps its membership, u1 loses it.
+    assert_eq!(
+        values(db, &g("G1"), "member"),
+        vec![u(0).to_ascii_lowercase(), u(2).to_ascii_lowercase()]
+    );
+    assert_eq!(
+        values(db, &u(0), "memberOf"),
+        vec![g("G1").to_ascii_lowercase()]
+    );
+    assert!(values(db, &u(1), "memberOf").is_empty());
+    assert_eq!(found(db, &format!("(memberOf={})", g("G1"))).len(), 2);
+    // New entries get ids past every existing one.
+    let id = db
+        .add(user("Fresh", &format!("ou=People,{BASE}"), 99))
+        .unwrap();
+    assert!(id > g1);
+}

@@ -963,6 +963,100 @@ fn a_naming_context_below_an_existing_entry_is_a_partition_of_its_own() {
     assert!(db.check(false, None).unwrap().is_clean());
 }
 
+both_backends!(naming_contexts_take_new_names);
+fn naming_contexts_take_new_names<B: Backend>(db: &Db<B>) {
+    tree(db);
+    let mut w = db.write().unwrap();
+    w.add_naming_context(
+        Entry::new(dn("cn=Configuration,dc=example,dc=com"))
+            .with("objectClass", &["container"])
+            .with("cn", &["Configuration"]),
+    )
+    .unwrap();
+    w.add(ou("Sites", "cn=Configuration,dc=example,dc=com"))
+        .unwrap();
+    w.commit().unwrap();
+    let before = db.read().unwrap().usn().unwrap();
+
+    let mut w = db.write().unwrap();
+    w.rename_naming_context(&dn("dc=example,dc=com"), &dn("DC=lab,DC=example,DC=org"))
+        .unwrap();
+    w.rename_naming_context(
+        &dn("cn=Configuration,dc=example,dc=com"),
+        &dn("CN=Configuration,DC=lab,DC=example,DC=org"),
+    )
+    .unwrap();
+    // Only naming contexts, and never onto another one.
+    let e = w
+        .rename_naming_context(
+            &dn("ou=People,dc=lab,dc=example,dc=org"),
+            &dn("ou=Folk,dc=lab,dc=example,dc=org"),
+        )
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 53);
+    let e = w
+        .rename_naming_context(
+            &dn("dc=lab,dc=example,dc=org"),
+            &dn("cn=configuration,dc=lab,dc=example,dc=org"),
+        )
+        .unwrap_err();
+    assert_eq!(e.ldap_result_code(), 68);
+    w.commit().unwrap();
+
+    let r = db.read().unwrap();
+    assert!(r.usn().unwrap() > before);
+    assert_eq!(r.lookup(&dn("dc=example,dc=com")).unwrap(), None);
+    let head = r.entry(&dn("dc=lab,dc=example,dc=org")).unwrap().unwrap();
+    assert_eq!(head.dn.to_string(), "DC=lab,DC=example,DC=org");
+    assert_eq!(head.get("dc").unwrap(), &[b"lab".to_vec()]);
+    let staff = "cn=User 12,ou=Staff,ou=People,dc=lab,dc=example,dc=org";
+    assert_eq!(
+        r.entry(&dn(staff)).unwrap().unwrap().dn.to_string(),
+        "cn=User 12,ou=Staff,ou=People,DC=lab,DC=example,DC=org"
+    );
+    drop(r);
+    assert_eq!(
+        count(db, "dc=lab,dc=example,dc=org", Scope::Subtree, "(dc=lab)"),
+        1
+    );
+    assert_eq!(
+        count(
+            db,
+            "dc=lab,dc=example,dc=org",
+            Scope::Subtree,
+            "(dc=example)"
+        ),
+        0
+    );
+    assert_eq!(
+        names(
+            db,
+            "cn=configuration,dc=lab,dc=example,dc=org",
+            Scope::OneLevel,
+            "(objectClass=*)"
+        ),
+        vec!["ou=Sites,CN=Configuration,DC=lab,DC=example,DC=org"]
+    );
+    assert!(db.check(false, None).unwrap().is_clean());
+}
+
+both_backends!(a_retired_invocation_is_kept_with_its_usn);
+fn a_retired_invocation_is_kept_with_its_usn<B: Backend>(db: &Db<B>) {
+    tree(db);
+    let old = db.invocation_id();
+    let usn = db.read().unwrap().usn().unwrap();
+    assert!(db.read().unwrap().retired_invocations().unwrap().is_empty());
+    let (was, new) = Db::<B>::retire_invocation(db.kv()).unwrap();
+    assert_eq!(was, old);
+    assert_ne!(new, old);
+    let (_, newer) = Db::<B>::retire_invocation(db.kv()).unwrap();
+    assert_eq!(
+        db.read().unwrap().retired_invocations().unwrap(),
+        vec![(old, usn), (new, usn)]
+    );
+    assert_ne!(newer, new);
+}
+
 #[test]
 fn bulk_mode_keeps_indexes_exact_and_refuses_commit_after_failure() {
     let l = common::lmdb_with(common::config());

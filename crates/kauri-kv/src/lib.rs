@@ -25,6 +25,7 @@
 )]
 #![warn(missing_docs)]
 
+pub mod dump;
 pub mod lmdb;
 pub mod mem;
 mod undo;
@@ -78,6 +79,10 @@ pub enum KvError {
     /// An I/O or engine error with the backend's own explanation.
     #[error("storage error: {0}")]
     Storage(String),
+    /// A dump could not be written or read: damaged, truncated, of another format, or
+    /// for another layout (see [`dump`]).
+    #[error("dump: {0}")]
+    Dump(String),
     /// Opening the store failed.
     #[error("cannot open store at {path}: {reason}")]
     Open {

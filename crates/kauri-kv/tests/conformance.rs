@@ -852,6 +852,66 @@ fn suite_model<B: Backend>(make: impl Fn() -> B) {
     });
 }
 
+fn suite_dump_and_load<B: Backend>(make: impl Fn() -> B) {
+    use kauri_kv::dump::{load_dump, write_dump};
+    let b = make();
+    // Enough data for several load batches, values of every size class, both tables.
+    let mut w = b.write().unwrap();
+    for i in 0..20_000u32 {
+        let value = vec![(i % 251) as u8; (i as usize * 7) % 1500];
+        w.put(T, &i.to_be_bytes(), &value).unwrap();
+    }
+    w.put(T, &[0xff; MAX_KEY_LEN], b"longest key").unwrap();
+    w.put(U, b"a", b"").unwrap();
+    w.put(U, b"b", &vec![7u8; 3 << 20]).unwrap();
+    w.commit().unwrap();
+    let r = b.read().unwrap();
+    let mut dump = Vec::new();
+    let written = write_dump(&r, TABLES, &mut dump).unwrap();
+    assert_eq!(written.per_table, [20_001, 2]);
+    assert_eq!(written.bytes, dump.len() as u64);
+    // A write after the snapshot is not in the dump.
+    let mut w = b.write().unwrap();
+    w.put(U, b"c", b"late").unwrap();
+    w.commit().unwrap();
+
+    let copy = make();
+    let seen = AtomicUsize::new(0);
+    let progress = |bytes: u64| seen.store(bytes as usize, Ordering::Relaxed);
+    let loaded = load_dump(&copy, TABLES, dump.as_slice(), Some(&progress)).unwrap();
+    assert_eq!(loaded, written);
+    assert_eq!(seen.load(Ordering::Relaxed), dump.len());
+    let c = copy.read().unwrap();
+    for t in [T, U] {
+        assert_eq!(all(&c, t), all(&r, t));
+    }
+    assert_eq!(get(&c, U, b"c"), None);
+
+    // A store that is not empty, another layout, a damaged or truncated dump: refused.
+    let err = load_dump(&copy, TABLES, dump.as_slice(), None).unwrap_err();
+    assert!(err.to_string().contains("not empty"), "{err}");
+    let err = load_dump(&make(), &["main", "third"], dump.as_slice(), None).unwrap_err();
+    assert!(err.to_string().contains("tables"), "{err}");
+    let err = load_dump(&make(), TABLES, &dump[..dump.len() - 3], None).unwrap_err();
+    assert!(matches!(err, KvError::Dump(_)), "{err}");
+    let err = load_dump(&make(), TABLES, &dump[..dump.len() / 2], None).unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+    let mut bad = dump.clone();
+    bad[0] = b'X';
+    let err = load_dump(&make(), TABLES, bad.as_slice(), None).unwrap_err();
+    assert!(err.to_string().contains("magic"), "{err}");
+    let mut newer = dump.clone();
+    newer[11] = 9;
+    let err = load_dump(&make(), TABLES, newer.as_slice(), None).unwrap_err();
+    assert!(err.to_string().contains("format 9"), "{err}");
+    // Keys out of order (the first key of table 0 rewritten from 0 to 5) are refused.
+    let header = 8 + 4 + 2 + TABLES.iter().map(|t| 1 + t.len()).sum::<usize>();
+    let mut swapped = dump.clone();
+    swapped[header + 1..header + 5].copy_from_slice(&5u32.to_be_bytes());
+    let err = load_dump(&make(), TABLES, swapped.as_slice(), None).unwrap_err();
+    assert!(err.to_string().contains("out of order"), "{err}");
+}
+
 macro_rules! conformance {
     ($($suite:ident),* $(,)?) => {
         mod mem {
@@ -899,6 +959,7 @@ conformance!(
     suite_nested_delete_clear,
     suite_nested_helper,
     suite_append,
+    suite_dump_and_load,
     suite_clear,
     suite_info,
     suite_writers_serialized,

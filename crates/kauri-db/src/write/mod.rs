@@ -143,6 +143,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         &mut self.kv
     }
 
+    /// Raises the record id and USN counters to at least these values (the repair of
+    /// counters a consistency check found behind the data); written at commit.
+    pub(crate) fn raise_counters(&mut self, next_id: u64, usn: u64) {
+        self.next_id = self.next_id.max(next_id);
+        self.usn = self.usn.max(usn);
+    }
+
     /// The USN the last operation took (the transaction's highest so far).
     pub fn current_usn(&self) -> u64 {
         self.usn
@@ -1191,31 +1198,85 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         new.rdn = name_text;
         let mut touched = self.ensure_rdn_values(&mut new, new_rdn)?;
         if delete_old_rdn {
-            for ava in old_rdn.avas() {
-                let norm = self.normalize(&ava.attr, vec![ava.value.as_bytes().to_vec()])?;
-                let in_new = new_rdn.avas().iter().any(|n| {
-                    n.attr.eq_ignore_ascii_case(&ava.attr)
-                        && self
-                            .normalize(&n.attr, vec![n.value.as_bytes().to_vec()])
-                            .is_ok_and(|x| {
-                                x.first().map(|y| y.norm().to_vec())
-                                    == norm.first().map(|y| y.norm().to_vec())
-                            })
-                });
-                if in_new {
-                    continue;
-                }
-                let Some(aid) = self.find_attr(&ava.attr.to_ascii_lowercase()) else {
-                    continue;
-                };
-                if let Some(a) = new.attr_mut(aid) {
-                    a.values
-                        .retain(|v| !norm.iter().any(|n| n.norm() == v.norm()));
-                    touched.insert(aid);
-                }
-            }
-            new.drop_empty();
+            self.drop_old_rdn_values(&mut new, &old_rdn, new_rdn, &mut touched)?;
         }
+        self.finish_change(id, &old, new, touched, false)
+    }
+
+    /// Removes the values of `old_rdn` that `new_rdn` does not keep.
+    fn drop_old_rdn_values(
+        &mut self,
+        new: &mut OwnedRecord,
+        old_rdn: &Rdn,
+        new_rdn: &Rdn,
+        touched: &mut BTreeSet<u32>,
+    ) -> DbResult<()> {
+        for ava in old_rdn.avas() {
+            let norm = self.normalize(&ava.attr, vec![ava.value.as_bytes().to_vec()])?;
+            let in_new = new_rdn.avas().iter().any(|n| {
+                n.attr.eq_ignore_ascii_case(&ava.attr)
+                    && self
+                        .normalize(&n.attr, vec![n.value.as_bytes().to_vec()])
+                        .is_ok_and(|x| {
+                            x.first().map(|y| y.norm().to_vec())
+                                == norm.first().map(|y| y.norm().to_vec())
+                        })
+            });
+            if in_new {
+                continue;
+            }
+            let Some(aid) = self.find_attr(&ava.attr.to_ascii_lowercase()) else {
+                continue;
+            };
+            if let Some(a) = new.attr_mut(aid) {
+                a.values
+                    .retain(|v| !norm.iter().any(|n| n.norm() == v.norm()));
+                touched.insert(aid);
+            }
+        }
+        new.drop_empty();
+        Ok(())
+    }
+
+    /// Gives a naming context a new DN, whatever number of its RDNs change (a domain
+    /// rename: `DC=samdom,DC=example,DC=com` becomes `DC=lab,DC=example,DC=org`). Entries
+    /// below it follow without being rewritten, as in any rename; the head's own RDN
+    /// values change as with `delete_old_rdn`. Naming contexts named below it (AD's
+    /// configuration partition) are separate naming contexts and are renamed separately.
+    pub fn rename_naming_context(&mut self, dn: &Dn, new_dn: &Dn) -> DbResult<()> {
+        self.flush_deferred()?;
+        self.op(|w| w.rename_nc_inner(dn, new_dn))
+    }
+
+    fn rename_nc_inner(&mut self, dn: &Dn, new_dn: &Dn) -> DbResult<()> {
+        let max = self.cfg.max_index_key_len;
+        let id = self.resolve(dn)?;
+        let old = self.load(id)?;
+        if old.parent != 0 {
+            return Err(DbError::UnwillingToPerform(format!(
+                "{dn} is not a naming context"
+            )));
+        }
+        let (Some(old_rdn), Some(new_rdn)) = (dn.rdn().cloned(), new_dn.rdn().cloned()) else {
+            return Err(DbError::UnwillingToPerform(
+                "the root cannot be renamed".into(),
+            ));
+        };
+        let new_key = tree_key(0, new_dn.norm(), max);
+        if let Some(other) = self.kv.get(T_TREE, &new_key)? {
+            if read_u64_be(other) != Some(id) {
+                return Err(DbError::EntryAlreadyExists(new_dn.to_string()));
+            }
+        }
+        let old_norm = read::name_norm(0, &old.rdn)?;
+        self.kv.delete(T_TREE, &tree_key(0, &old_norm, max))?;
+        self.kv.put(T_TREE, &new_key, &id_key(id))?;
+        let text = new_dn.to_string();
+        self.kv.put(T_NODES, &id_key(id), &node_value(0, &text))?;
+        let mut new = old.clone();
+        new.rdn = text;
+        let mut touched = self.ensure_rdn_values(&mut new, &new_rdn)?;
+        self.drop_old_rdn_values(&mut new, &old_rdn, &new_rdn, &mut touched)?;
         self.finish_change(id, &old, new, touched, false)
     }
 
