@@ -629,7 +629,7 @@ impl<B: Backend> Directory<B> {
 
     /// Takes the next block of RIDs from the RID Manager's available pool (first free RID
     /// in the low 32 bits, the highest in the high ones), in this transaction.
-    fn take_rid_block(
+    pub(super) fn take_rid_block(
         &self,
         w: &mut DbWrite<'_, B>,
         domain: &super::DomainInfo,

@@ -108,7 +108,9 @@ impl DomainInfo {
             let req = SearchRequest::new(
                 config_dn.clone(),
                 Scope::Subtree,
-                Filter::parse("(objectClass=nTDSDSA)").unwrap_or(Filter::And(Vec::new())),
+                // A DC removed by a restore leaves a tombstone of its NTDS Settings.
+                Filter::parse("(&(objectClass=nTDSDSA)(!(isDeleted=TRUE)))")
+                    .unwrap_or(Filter::And(Vec::new())),
             );
             if let Some(e) = r.search_entries(&req)?.into_iter().next() {
                 server = e.dn.parent();

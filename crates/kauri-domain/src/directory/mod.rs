@@ -19,6 +19,8 @@ pub mod error;
 mod info;
 mod modify;
 pub mod principal;
+pub mod rename_domain;
+pub mod restore;
 mod setup;
 pub mod stats;
 mod token;
@@ -37,6 +39,8 @@ pub use check::{DomainCheck, DomainProblem};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use error::{DirError, DirResult};
 pub use info::DomainInfo;
+pub use rename_domain::{RenameReport, RenameSpec};
+pub use restore::{RestoreReport, RestoreSpec, DEFAULT_RID_MARGIN};
 pub use setup::{check_admin_password, stored_schema, Provisioned};
 pub use token::{resultant_policy, resultant_pso, token_groups};
 

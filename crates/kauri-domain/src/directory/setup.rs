@@ -117,7 +117,8 @@ impl<B: Backend> Directory<B> {
         };
         let mut w = self.db.write()?;
         let mut schema_objects = 0;
-        for (i, pe) in entries.into_iter().enumerate() {
+        for (i, mut pe) in entries.into_iter().enumerate() {
+            stamp_invocation(&mut pe.entry, self.db.invocation_id());
             let is_schema_object = pe.entry.dn.parent().as_ref() == Some(&planned.schema_dn);
             if is_schema_object {
                 schema_objects += 1;
@@ -163,6 +164,16 @@ impl<B: Backend> Directory<B> {
             domain_sid: planned.sid.to_string(),
             administrator: admin.to_string(),
         })
+    }
+}
+
+/// Gives a DC's `CN=NTDS Settings` the invocation id of the database it runs on.
+pub(crate) fn stamp_invocation(entry: &mut kauri_db::Entry, invocation: [u8; 16]) {
+    let is_dsa = entry
+        .get("objectClass")
+        .is_some_and(|c| c.iter().any(|v| v.eq_ignore_ascii_case(b"nTDSDSA")));
+    if is_dsa && entry.get("invocationId").is_none() {
+        entry.push("invocationId", vec![invocation.to_vec()]);
     }
 }
 

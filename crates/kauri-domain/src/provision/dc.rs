@@ -5,9 +5,9 @@
 use super::build::{
     Obj, Tree, CONFIG_ALLOW_LIMITED_MOVE, CONFIG_ALLOW_RENAME, DISALLOW_MOVE_ON_DELETE,
 };
-use super::layout::dc_pool;
+use super::layout::rid_pool;
 use super::principals::NEVER;
-use super::{cn, Names, ProvisionError, ProvisionParams, BEHAVIOR_VERSION, DC_RID};
+use super::{cn, DcSpec, Names, ProvisionError, ProvisionParams, BEHAVIOR_VERSION};
 use crate::sid::rid;
 
 /// `userAccountControl` SERVER_TRUST_ACCOUNT | TRUSTED_FOR_DELEGATION.
@@ -22,6 +22,7 @@ pub fn account(
     tree: &mut Tree,
     names: &Names,
     params: &ProvisionParams,
+    spec: &DcSpec,
 ) -> Result<(), ProvisionError> {
     let rid_set = cn(&names.dc, "RID Set")?;
     let fqdn = &names.dc_fqdn;
@@ -44,7 +45,7 @@ pub fn account(
     tree.add(
         Obj::new(names.dc.clone(), "computer")
             .text("sAMAccountName", &format!("{host}$"))
-            .sid(&params.domain_sid.with_rid(DC_RID))
+            .sid(&params.domain_sid.with_rid(spec.rid))
             .int("userAccountControl", UAC_DC)
             .int("primaryGroupID", i64::from(rid::DOMAIN_CONTROLLERS))
             .int("accountExpires", NEVER)
@@ -56,12 +57,13 @@ pub fn account(
             .dn("rIDSetReferences", &rid_set)
             .boolean("isCriticalSystemObject", true),
     )?;
+    let pool = rid_pool(spec.pool_first, spec.pool_last);
     tree.add(
         Obj::new(rid_set, "rIDSet")
-            .int("rIDAllocationPool", dc_pool())
-            .int("rIDPreviousAllocationPool", dc_pool())
+            .int("rIDAllocationPool", pool)
+            .int("rIDPreviousAllocationPool", pool)
             .int("rIDUsedPool", 0)
-            .int("rIDNextRID", i64::from(rid::FIRST_ALLOCATED)),
+            .int("rIDNextRID", i64::from(spec.pool_first)),
     )
 }
 

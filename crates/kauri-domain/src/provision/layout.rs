@@ -5,7 +5,7 @@ use kauri_db::Dn;
 
 use super::build::{Obj, Tree, DISALLOW_DELETE, PROTECTED};
 use super::{cn, Names, ProvisionError, ProvisionParams, BEHAVIOR_VERSION, MAX_RID};
-use crate::sid::{rid, Sid};
+use crate::sid::Sid;
 
 /// The GUID of the Default Domain Policy GPO.
 pub const DEFAULT_DOMAIN_POLICY: &str = "31B2F340-016D-11D2-945F-00C04FB984F9";
@@ -279,6 +279,7 @@ pub fn rid_pool(first: u32, last: u32) -> i64 {
 }
 
 /// The RID pool the first DC starts with.
+#[cfg(test)]
 pub fn dc_pool() -> i64 {
-    rid_pool(rid::FIRST_ALLOCATED, super::DC_POOL_LAST)
+    rid_pool(crate::sid::rid::FIRST_ALLOCATED, super::DC_POOL_LAST)
 }

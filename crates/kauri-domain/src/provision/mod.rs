@@ -58,6 +58,29 @@ pub struct ProvisionParams {
     pub site: String,
 }
 
+/// What a DC's own objects are numbered with: its account's RID and the RID pool its RID
+/// Set starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DcSpec {
+    /// RID of the DC's computer account.
+    pub rid: u32,
+    /// First RID of its pool.
+    pub pool_first: u32,
+    /// Last RID of its pool.
+    pub pool_last: u32,
+}
+
+impl DcSpec {
+    /// The first DC of a new forest: RID 1000 and the pool 1100–1599.
+    pub fn first() -> DcSpec {
+        DcSpec {
+            rid: DC_RID,
+            pool_first: crate::sid::rid::FIRST_ALLOCATED,
+            pool_last: DC_POOL_LAST,
+        }
+    }
+}
+
 /// One entry to add, and whether it heads a naming context (and so is
 /// added as an NC root rather than below an existing entry).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,12 +147,28 @@ pub fn entries(
     let mut tree = build::Tree::new(schema);
     layout::domain(&mut tree, &names, params)?;
     principals::add(&mut tree, &names, params)?;
-    dc::account(&mut tree, &names, params)?;
+    dc::account(&mut tree, &names, params, &DcSpec::first())?;
     configuration::heads(&mut tree, &names)?;
     configuration::add(&mut tree, &names)?;
     dc::settings(&mut tree, &names)?;
     configuration::partitions(&mut tree, &names)?;
     schema_objects::add(&mut tree, &names, schema)?;
+    Ok(tree.finish())
+}
+
+/// The objects of a DC joining an existing domain (a restored DC is one): its computer
+/// account with its RID Set below `OU=Domain Controllers`, then its server object and
+/// `CN=NTDS Settings` in its site, in the order to add them. The site and the containers
+/// above these objects must exist.
+pub fn dc_entries(
+    params: &ProvisionParams,
+    schema: &Schema,
+    spec: &DcSpec,
+) -> Result<Vec<ProvisionEntry>, ProvisionError> {
+    let names = Names::new(params)?;
+    let mut tree = build::Tree::new(schema);
+    dc::account(&mut tree, &names, params, spec)?;
+    dc::settings(&mut tree, &names)?;
     Ok(tree.finish())
 }
 
@@ -204,9 +243,9 @@ fn check_netbios(what: &'static str, name: &str) -> Result<(), ProvisionError> {
     Ok(())
 }
 
-/// Checks the parameters a [`Names`] is derived from.
-fn check(params: &ProvisionParams) -> Result<(), ProvisionError> {
-    let labels: Vec<&str> = params.realm.split('.').collect();
+/// Checks a DNS realm and a NetBIOS domain name (a new domain's, or a renamed one's).
+pub(crate) fn check_names(realm: &str, netbios: &str) -> Result<(), ProvisionError> {
+    let labels: Vec<&str> = realm.split('.').collect();
     let label_ok = |l: &&str| {
         !l.is_empty()
             && l.len() <= 63
@@ -214,13 +253,15 @@ fn check(params: &ProvisionParams) -> Result<(), ProvisionError> {
             && !l.starts_with('-')
             && !l.ends_with('-')
     };
-    if params.realm.len() > 253 || !labels.iter().all(label_ok) {
-        return Err(bad(
-            "realm",
-            format!("'{}' is not a DNS domain name", params.realm),
-        ));
+    if realm.len() > 253 || !labels.iter().all(label_ok) {
+        return Err(bad("realm", format!("'{realm}' is not a DNS domain name")));
     }
-    check_netbios("NetBIOS domain name", &params.netbios_domain)?;
+    check_netbios("NetBIOS domain name", netbios)
+}
+
+/// Checks the parameters a [`Names`] is derived from.
+fn check(params: &ProvisionParams) -> Result<(), ProvisionError> {
+    check_names(&params.realm, &params.netbios_domain)?;
     check_netbios("DC name", &params.dc_name)?;
     if params.site.is_empty()
         || params.site.chars().count() > 63
