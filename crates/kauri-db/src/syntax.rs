@@ -651,7 +651,7 @@ fn parse_zone(c: &mut Cursor<'_>, minutes_required: bool) -> Result<i64, String>
 
 /// Parses RFC 4517 GeneralizedTime (zone optional, UTC assumed) into
 /// microseconds since 1970-01-01T00:00:00Z.
-fn parse_generalized_time(raw: &[u8]) -> Result<i64, String> {
+pub fn parse_generalized_time(raw: &[u8]) -> Result<i64, String> {
     let mut c = Cursor { b: raw, i: 0 };
     let y = c.digits(4, "year")?;
     let mo = c.ranged(2, "month", 1, 12)?;

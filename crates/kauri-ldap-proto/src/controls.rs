@@ -52,6 +52,17 @@ pub const START_TLS: &str = "1.3.6.1.4.1.1466.20037";
 pub const WHO_AM_I: &str = "1.3.6.1.4.1.4203.1.11.3";
 /// Password modify extended operation (RFC 3062).
 pub const PASSWORD_MODIFY: &str = "1.3.6.1.4.1.4203.1.11.1";
+/// Kauri's backup extended operation: the database of a domain as a dump stream, from one
+/// snapshot, for an administrator on an encrypted connection. Its OID is under `2.25`,
+/// the arc of OIDs made from a UUID (ITU-T X.667), which needs no registration.
+///
+/// The request value is one byte: `01` to include the key that seals password hashes,
+/// `00` to leave it out (absent means `01`). The server answers with intermediate
+/// responses (RFC 4511 section 4.13) named by this OID: the first carries the dump's size
+/// as an 8-byte big-endian integer, the following ones the dump (`kauri_kv::dump`) in
+/// order, in pieces of at most 1 MiB; the final extended response carries the sealing key
+/// (or nothing).
+pub const KAURI_BACKUP: &str = "2.25.315632926265558504500563800393542490202";
 /// Notice of disconnection, an unsolicited notification (RFC 4511 section 4.4.1).
 pub const NOTICE_OF_DISCONNECTION: &str = "1.3.6.1.4.1.1466.20036";
 
@@ -79,7 +90,7 @@ pub const KNOWN_CONTROLS: &[&str] = &[
 ];
 
 /// Every extended operation OID defined here, for `supportedExtension`.
-pub const KNOWN_EXTENSIONS: &[&str] = &[START_TLS, WHO_AM_I, PASSWORD_MODIFY];
+pub const KNOWN_EXTENSIONS: &[&str] = &[START_TLS, WHO_AM_I, PASSWORD_MODIFY, KAURI_BACKUP];
 
 /// Why a control or extended operation value could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

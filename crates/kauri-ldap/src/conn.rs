@@ -645,6 +645,10 @@ impl Conn {
                     self.password_modify(id, x.value.as_deref(), permit);
                     Next::Continue
                 }
+                ctl::KAURI_BACKUP => {
+                    self.backup(id, x.value.as_deref(), started, permit);
+                    Next::Continue
+                }
                 other => {
                     self.ctx
                         .counters
@@ -838,6 +842,62 @@ impl Conn {
             }
             Err(failure) => LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
         }
+    }
+
+    /// The backup extended operation: administrators only, on an encrypted connection
+    /// (the dump holds every password hash, and the key that unseals them).
+    fn backup(
+        &mut self,
+        id: MessageId,
+        value: Option<&[u8]>,
+        started: Instant,
+        permit: OwnedSemaphorePermit,
+    ) {
+        let refuse = |code: ResultCode, text: &str| {
+            msg(
+                id,
+                ProtocolOp::ExtendedResponse(ExtendedResponse {
+                    result: LdapResult::new(code, text.to_string()),
+                    name: Some(ctl::KAURI_BACKUP.to_string()),
+                    value: None,
+                }),
+            )
+        };
+        let refusal = if !self.caller().is_admin() {
+            Some(refuse(
+                ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                "only an administrator may take a backup",
+            ))
+        } else if !self.encrypted {
+            Some(refuse(
+                ResultCode::CONFIDENTIALITY_REQUIRED,
+                "a backup carries the domain's secrets: use ldaps:// or StartTLS",
+            ))
+        } else if !matches!(value, None | Some([0]) | Some([1])) {
+            Some(refuse(
+                ResultCode::PROTOCOL_ERROR,
+                "the backup request value is one byte, 00 or 01",
+            ))
+        } else {
+            None
+        };
+        if let Some(r) = refusal {
+            self.ctx
+                .counters
+                .finish(OP_EXTENDED, false, started.elapsed());
+            self.reply(r);
+            return;
+        }
+        let with_key = value != Some(&[0]);
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        let peer = self.peer.clone();
+        tokio::task::spawn_blocking(move || {
+            let ok = crate::backup::run(&ctx, id, with_key, &out, msg);
+            ctx.counters.finish(OP_EXTENDED, ok, started.elapsed());
+            tracing::info!(%peer, id, ok, with_key, elapsed_ms = started.elapsed().as_millis() as u64, "backup");
+            drop(permit);
+        });
     }
 
     /// Who the connection's requests run as.

@@ -10,6 +10,7 @@
 )]
 
 pub mod auth;
+mod backup;
 pub mod config;
 pub mod conn;
 pub mod ctx;

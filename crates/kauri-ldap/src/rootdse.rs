@@ -33,7 +33,12 @@ pub const AD_CAPABILITIES: &[&str] = &[
 ];
 
 /// Extended operations this server implements.
-pub const SUPPORTED_EXTENSIONS: &[&str] = &[ctl::START_TLS, ctl::WHO_AM_I, ctl::PASSWORD_MODIFY];
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+    ctl::START_TLS,
+    ctl::WHO_AM_I,
+    ctl::PASSWORD_MODIFY,
+    ctl::KAURI_BACKUP,
+];
 
 fn gentime_now() -> String {
     let secs = SystemTime::now()

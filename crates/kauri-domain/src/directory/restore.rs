@@ -61,6 +61,10 @@ fn unwilling(what: impl std::fmt::Display) -> DirError {
     DirError::UnwillingToPerform(what.to_string())
 }
 
+fn cn(value: &str) -> DirResult<kauri_db::Rdn> {
+    kauri_db::Rdn::new("CN", value).map_err(|e| unwilling(format!("CN={value}: {e}")))
+}
+
 fn filter(text: &str) -> DirResult<Filter> {
     Filter::parse(text).map_err(|e| unwilling(format!("{text}: {e}")))
 }
@@ -95,22 +99,39 @@ impl<B: Backend> Directory<B> {
                     computer,
                 });
             }
+            // Where AD keeps its roles: the domain (PDC emulator), its RID Manager and
+            // Infrastructure objects, the Partitions container (domain naming), the
+            // Schema NC head, and each site's NTDS Site Settings (topology generator).
+            let mut places = vec![
+                (info.domain_dn.clone(), Scope::Base),
+                (info.domain_dn.child(cn("Infrastructure")?), Scope::Base),
+                (info.config_dn.child(cn("Partitions")?), Scope::Base),
+                (info.schema_dn.clone(), Scope::Base),
+                (info.config_dn.child(cn("Sites")?), Scope::Subtree),
+            ];
+            if let Some(m) = r
+                .text(info.domain_id, "rIDManagerReference")?
+                .and_then(|t| Dn::parse(&t).ok())
+            {
+                places.push((m, Scope::Base));
+            }
             let mut holders = Vec::new();
-            for nc in [&info.domain_dn, &info.config_dn, &info.schema_dn] {
-                let req = SearchRequest::new(
-                    nc.clone(),
-                    Scope::Subtree,
-                    filter(&format!(
-                        "(&(|(fSMORoleOwner=*)(interSiteTopologyGenerator=*)){live})"
-                    ))?,
-                );
+            for (base, scope) in places {
+                if r.lookup(&base)?.is_none() {
+                    continue;
+                }
+                let wanted = if scope == Scope::Base {
+                    "(|(fSMORoleOwner=*)(interSiteTopologyGenerator=*))"
+                } else {
+                    "(objectClass=nTDSSiteSettings)"
+                };
+                let req = SearchRequest::new(base, scope, filter(wanted)?);
                 for e in r.search_entries(&req)? {
-                    let attr = if e.get("fSMORoleOwner").is_some() {
-                        "fSMORoleOwner"
-                    } else {
-                        "interSiteTopologyGenerator"
-                    };
-                    holders.push((e.dn, attr));
+                    for attr in ["fSMORoleOwner", "interSiteTopologyGenerator"] {
+                        if e.get(attr).is_some() {
+                            holders.push((e.dn.clone(), attr));
+                        }
+                    }
                 }
             }
             // The site of the first old DC: its server object is CN=<dc>,CN=Servers,CN=<site>,…

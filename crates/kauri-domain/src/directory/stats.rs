@@ -53,35 +53,23 @@ fn kind(bits: Option<u32>) -> String {
     format!("{scope} {security}")
 }
 
-/// Statistics of the groups below `base` (a naming context), the `top` largest listed.
-pub fn group_stats<B: Backend>(r: &DbRead<'_, B>, base: &Dn, top: usize) -> DirResult<GroupStats> {
+/// The statistics of groups given as (direct members, key, groupType bits), the keys of
+/// the `top` largest returned beside them (the caller names them): shared by the local
+/// path, which counts links, and the remote one, which counts `member` values.
+pub fn summarize<K: Ord>(
+    mut counts: Vec<(u64, K, Option<u32>)>,
+    top: usize,
+) -> (GroupStats, Vec<(K, u64)>) {
     let mut out = GroupStats::default();
-    let Some(member) = r.attr_id("member") else {
-        return Ok(out);
-    };
-    let group_type_attr = r.attr_id("groupType");
-    let filter = Filter::Equality("objectClass".into(), b"group".to_vec());
-    let req = SearchRequest::new(base.clone(), Scope::Subtree, filter);
-    let mut counts: Vec<(u64, u64)> = Vec::new();
-    r.search(&req, |hit| {
-        let n = r.linked_count(hit.id, member)?.unwrap_or(0);
-        let bits = group_type_attr
-            .and_then(|a| hit.record.attr(a))
-            .and_then(|a| {
-                a.values()
-                    .next()
-                    .and_then(|v| principal::parse_u32_bits(v.raw))
-            });
-        *out.by_type.entry(kind(bits)).or_insert(0) += 1;
-        counts.push((n, hit.id));
-        Ok(ControlFlow::Continue(()))
-    })?;
+    for (_, _, bits) in &counts {
+        *out.by_type.entry(kind(*bits)).or_insert(0) += 1;
+    }
     out.groups = counts.len() as u64;
-    out.memberships = counts.iter().map(|(n, _)| n).sum();
-    out.empty = counts.iter().filter(|(n, _)| *n == 0).count() as u64;
+    out.memberships = counts.iter().map(|(n, _, _)| n).sum();
+    out.empty = counts.iter().filter(|(n, _, _)| *n == 0).count() as u64;
     if !counts.is_empty() {
         out.average_members = out.memberships as f64 / counts.len() as f64;
-        let mut sizes: Vec<u64> = counts.iter().map(|(n, _)| *n).collect();
+        let mut sizes: Vec<u64> = counts.iter().map(|(n, _, _)| *n).collect();
         sizes.sort_unstable();
         let mid = sizes.len() / 2;
         out.median_members = if sizes.len() % 2 == 1 {
@@ -91,7 +79,37 @@ pub fn group_stats<B: Backend>(r: &DbRead<'_, B>, base: &Dn, top: usize) -> DirR
         };
     }
     counts.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    for (n, id) in counts.into_iter().take(top) {
+    let largest = counts
+        .into_iter()
+        .take(top)
+        .map(|(n, k, _)| (k, n))
+        .collect();
+    (out, largest)
+}
+
+/// Statistics of the groups below `base` (a naming context), the `top` largest listed.
+pub fn group_stats<B: Backend>(r: &DbRead<'_, B>, base: &Dn, top: usize) -> DirResult<GroupStats> {
+    let Some(member) = r.attr_id("member") else {
+        return Ok(GroupStats::default());
+    };
+    let group_type_attr = r.attr_id("groupType");
+    let filter = Filter::Equality("objectClass".into(), b"group".to_vec());
+    let req = SearchRequest::new(base.clone(), Scope::Subtree, filter);
+    let mut counts: Vec<(u64, u64, Option<u32>)> = Vec::new();
+    r.search(&req, |hit| {
+        let n = r.linked_count(hit.id, member)?.unwrap_or(0);
+        let bits = group_type_attr
+            .and_then(|a| hit.record.attr(a))
+            .and_then(|a| {
+                a.values()
+                    .next()
+                    .and_then(|v| principal::parse_u32_bits(v.raw))
+            });
+        counts.push((n, hit.id, bits));
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let (mut out, largest) = summarize(counts, top);
+    for (id, n) in largest {
         out.largest.push((r.dn_string(id)?, n));
     }
     Ok(out)

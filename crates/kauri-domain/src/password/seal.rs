@@ -41,12 +41,24 @@ impl SecretKey {
     /// writable by the owner only (mode 0600). Refuses to replace an existing file, so
     /// a key that sealed data is never lost by accident.
     pub fn create(path: impl AsRef<Path>) -> Result<SecretKey, PasswordError> {
+        let key = SecretKey::generate()?;
+        key.save_new(path)?;
+        Ok(key)
+    }
+
+    /// The key's bytes, for a backup that must carry it to another machine.
+    pub fn to_bytes(&self) -> [u8; KEY_LEN] {
+        self.0
+    }
+
+    /// Writes this key to a new file at `path` (mode 0600), refusing to replace one: a
+    /// restored DC gets the key of the domain it restores this way.
+    pub fn save_new(&self, path: impl AsRef<Path>) -> Result<(), PasswordError> {
         let path = path.as_ref();
         let fail = |reason: String| PasswordError::KeyFile {
             path: path.to_path_buf(),
             reason,
         };
-        let key = SecretKey::generate()?;
         let mut options = fs::OpenOptions::new();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -61,13 +73,13 @@ impl SecretKey {
                 fail(format!("cannot create: {e}"))
             }
         })?;
-        if let Err(e) = file.write_all(&key.0).and_then(|()| file.sync_all()) {
+        if let Err(e) = file.write_all(&self.0).and_then(|()| file.sync_all()) {
             drop(file);
             // Leave no short key file behind to be loaded later.
             let _ = fs::remove_file(path);
             return Err(fail(format!("cannot write: {e}")));
         }
-        Ok(key)
+        Ok(())
     }
 
     /// Reads the key file at `path`. Refuses a missing file, a file that is not exactly

@@ -259,10 +259,15 @@ pub(crate) fn check_names(realm: &str, netbios: &str) -> Result<(), ProvisionErr
     check_netbios("NetBIOS domain name", netbios)
 }
 
+/// Checks a DC's host name (1 to 15 letters, digits, `-` or `_`).
+pub fn check_dc_name(name: &str) -> Result<(), ProvisionError> {
+    check_netbios("DC name", name)
+}
+
 /// Checks the parameters a [`Names`] is derived from.
 fn check(params: &ProvisionParams) -> Result<(), ProvisionError> {
     check_names(&params.realm, &params.netbios_domain)?;
-    check_netbios("DC name", &params.dc_name)?;
+    check_dc_name(&params.dc_name)?;
     if params.site.is_empty()
         || params.site.chars().count() > 63
         || params.site.chars().any(char::is_control)
