@@ -41,12 +41,14 @@ use kauri_domain::schema::Schema;
 use kauri_domain::sid::Sid;
 use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
 use kauri_ldap::ServerConfig;
+use kauri_ldap_client::{response_result, LdapClient};
 use kauri_ldap_proto::{
     AddRequest, Attribute, Change, ModOp, ModifyRequest, ProtocolOp, SearchScope,
 };
 
 use crate::bench_ldap::{
-    check, client_runtime, num, quantile_us, search_request, start_server, Conn,
+    check, client_runtime, connect, count_entries, num, quantile_us, search_request, start_server,
+    unbind,
 };
 
 /// The realm every run provisions.
@@ -432,20 +434,26 @@ fn nanos(since: Instant) -> u64 {
 }
 
 /// Sends `op`, fails unless it succeeds, and returns how long it took in nanoseconds.
-async fn timed(conn: &mut Conn, op: ProtocolOp, what: impl FnOnce() -> String) -> Result<u64> {
+async fn timed(
+    conn: &mut LdapClient,
+    op: ProtocolOp,
+    what: impl FnOnce() -> String,
+) -> Result<u64> {
     let t = Instant::now();
-    let r = conn.call(op).await?;
+    let msg = conn.call(op, Vec::new()).await?;
     let ns = nanos(t);
-    if let Some(e) = check(&what(), &r) {
+    let r =
+        response_result(&msg.op).with_context(|| format!("unexpected response {:?}", msg.op))?;
+    if let Some(e) = check(&what(), r) {
         bail!(e);
     }
     Ok(ns)
 }
 
 /// A connection bound as the Administrator.
-async fn admin(addr: &str) -> Result<Conn> {
-    let mut c = Conn::connect(addr).await?;
-    let r = c.bind(ADMIN_DN, ADMIN_PW).await?;
+async fn admin(addr: &str) -> Result<LdapClient> {
+    let mut c = connect(addr).await?;
+    let r = c.simple_bind(ADMIN_DN, ADMIN_PW).await?;
     if let Some(e) = check("Administrator bind", &r) {
         bail!(e);
     }
@@ -453,7 +461,12 @@ async fn admin(addr: &str) -> Result<Conn> {
 }
 
 /// Adds a global security group, with one member if given.
-async fn add_group(conn: &mut Conn, dn: &str, account: &str, member: Option<&str>) -> Result<()> {
+async fn add_group(
+    conn: &mut LdapClient,
+    dn: &str,
+    account: &str,
+    member: Option<&str>,
+) -> Result<()> {
     let mut attrs = vec![
         attr("objectClass", &["group"]),
         attr("sAMAccountName", &[account]),
@@ -472,11 +485,9 @@ fn base_request(dn: &str, attributes: &[&str]) -> kauri_ldap_proto::SearchReques
 }
 
 /// Values of `name` in a base search of `dn`.
-async fn read_values(conn: &mut Conn, dn: &str, name: &str) -> Result<Vec<Vec<u8>>> {
-    let mut entries = Vec::new();
-    let (r, _) = conn
-        .search_each(base_request(dn, &[name]), Vec::new(), |e| entries.push(e))
-        .await?;
+async fn read_values(conn: &mut LdapClient, dn: &str, name: &str) -> Result<Vec<Vec<u8>>> {
+    let found = conn.search(base_request(dn, &[name]), Vec::new()).await?;
+    let (r, entries) = (found.result, found.entries);
     if let Some(e) = check(&format!("reading {name} of {dn}"), &r) {
         bail!(e);
     }
@@ -678,7 +689,7 @@ struct Samples {
     members: Vec<u64>,
 }
 
-async fn one_job(conn: &mut Conn, job: &Job, i: usize, s: &mut Samples) -> Result<()> {
+async fn one_job(conn: &mut LdapClient, job: &Job, i: usize, s: &mut Samples) -> Result<()> {
     match job {
         Job::Users(spec) => {
             let dn = spec.dn(i);
@@ -708,7 +719,7 @@ async fn one_job(conn: &mut Conn, job: &Job, i: usize, s: &mut Samples) -> Resul
 
 /// One connection pulling indexes until the range is done; a failure stops the others.
 async fn worker(
-    mut conn: Conn,
+    mut conn: LdapClient,
     job: Job,
     next: Arc<AtomicUsize>,
     end: usize,
@@ -726,7 +737,7 @@ async fn worker(
         }
         bar.inc(1);
     }
-    conn.unbind().await;
+    unbind(conn).await;
     Ok(s)
 }
 
@@ -818,7 +829,7 @@ impl Client {
             .grow(&mut conn, pool, &ou("Filler"), &ou("Groups"))
             .await
             .context("growing the big group")?;
-        conn.unbind().await;
+        unbind(conn).await;
         let lookups = self
             .lookups(&growth, &member, &alone, &nests)
             .await
@@ -826,7 +837,7 @@ impl Client {
         Ok((schema, runs, growth, lookups))
     }
 
-    async fn schema_extension(&self, conn: &mut Conn) -> Result<SchemaExtension> {
+    async fn schema_extension(&self, conn: &mut LdapClient) -> Result<SchemaExtension> {
         let (attributes, classes) = (self.opts.attributes, self.opts.classes);
         let bar = progress_bar(&self.opts, attributes + classes, "schema extension");
         let t = Instant::now();
@@ -881,7 +892,7 @@ impl Client {
     /// An object of the first new (structural) class with the second (auxiliary) one,
     /// holding a value of each of their attributes: read back whole, and found by the
     /// first (indexed) attribute.
-    async fn schema_proof(&self, conn: &mut Conn) -> Result<()> {
+    async fn schema_proof(&self, conn: &mut LdapClient) -> Result<()> {
         let dn = format!("CN=schema-proof,{BENCH_OU}");
         let used: Vec<NewAttribute> = [0, 1]
             .iter()
@@ -911,12 +922,12 @@ impl Client {
             );
         }
         let first = used.first().context("no attribute used")?;
-        let (n, r, _) = conn
-            .search(
-                search_request(DOMAIN, Filter::eq(&first.name(), first.value()), &["cn"]),
-                Vec::new(),
-            )
-            .await?;
+        let (n, r, _) = count_entries(
+            conn,
+            search_request(DOMAIN, Filter::eq(&first.name(), first.value()), &["cn"]),
+            Vec::new(),
+        )
+        .await?;
         if let Some(e) = check("searching by a new attribute", &r) {
             bail!(e);
         }
@@ -926,7 +937,7 @@ impl Client {
 
     async fn user_run(
         &self,
-        conn: &mut Conn,
+        conn: &mut LdapClient,
         ou: &str,
         tag: char,
         connections: usize,
@@ -989,7 +1000,7 @@ impl Client {
     /// groups' DNs.
     async fn grow(
         &self,
-        conn: &mut Conn,
+        conn: &mut LdapClient,
         mut pool: Vec<String>,
         filler_ou: &str,
         groups_ou: &str,
@@ -1102,13 +1113,13 @@ impl Client {
     ) -> Result<Lookups> {
         let samples = self.opts.samples;
         let warm = (samples / 10).max(1);
-        let mut plain = Conn::connect(&self.addr).await?;
+        let mut plain = connect(&self.addr).await?;
         let mut binds = Vec::with_capacity(2);
         for dn in [member, alone] {
             let mut ns = Vec::with_capacity(samples);
             for k in 0..warm + samples {
                 let t = Instant::now();
-                let r = plain.bind(dn, USER_PW).await?;
+                let r = plain.simple_bind(dn, USER_PW).await?;
                 let took = nanos(t);
                 if let Some(e) = check(&format!("bind as {dn}"), &r) {
                     bail!(e);
@@ -1119,7 +1130,7 @@ impl Client {
             }
             binds.push(Latency::of(ns));
         }
-        plain.unbind().await;
+        unbind(plain).await;
         let [bind_member, bind_no_groups] = <[Latency; 2]>::try_from(binds)
             .map_err(|_| anyhow::anyhow!("two bind measurements expected"))?;
 
@@ -1189,7 +1200,7 @@ impl Client {
             )
             .await?,
         };
-        conn.unbind().await;
+        unbind(conn).await;
         let lookup = |what: &str, latency: Latency| Lookup {
             what: what.to_string(),
             results: 0,
@@ -1215,7 +1226,7 @@ impl Client {
 /// Times a subtree search of the domain for `filter` returning no attributes, which must
 /// find exactly `want` entries each time; the first `warm` runs are not timed.
 async fn count_search(
-    conn: &mut Conn,
+    conn: &mut LdapClient,
     filter: &str,
     want: usize,
     warm: usize,
@@ -1225,9 +1236,12 @@ async fn count_search(
     let mut ns = Vec::with_capacity(samples);
     for k in 0..warm + samples {
         let t = Instant::now();
-        let (n, r, _) = conn
-            .search(search_request(DOMAIN, parsed.clone(), &["1.1"]), Vec::new())
-            .await?;
+        let (n, r, _) = count_entries(
+            conn,
+            search_request(DOMAIN, parsed.clone(), &["1.1"]),
+            Vec::new(),
+        )
+        .await?;
         let took = nanos(t);
         if let Some(e) = check(filter, &r) {
             bail!(e);

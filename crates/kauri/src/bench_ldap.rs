@@ -4,8 +4,8 @@
 //! database, every user gets the same `userPassword` hash of `bench-pw`, and the Kauri
 //! server is started in this process on `127.0.0.1:0` with its own 2-thread tokio runtime.
 //! The load client runs on a second 2-thread runtime in the same process: one task per
-//! connection, each connection a `TcpStream` framed with [`LdapCodec`], one request in
-//! flight per connection (closed loop: send, await the final response, send the next).
+//! connection, each connection a plain-TCP [`LdapClient`], one request in flight per
+//! connection (closed loop: send, await the final response, send the next).
 //!
 //! For each connection count it measures, after a warm-up, equality searches by account
 //! name (admin-bound, attributes `cn` and `mail`), simple binds as random users, modifies
@@ -24,20 +24,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use futures_util::{SinkExt, StreamExt};
 use kauri_db::{Db, Entry, Filter};
 use kauri_domain::directory::Directory;
 use kauri_domain::schema::SchemaSource;
 use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
 use kauri_ldap::{Server, ServerConfig};
+use kauri_ldap_client::{change, ClientError, ConnectOptions, LdapClient};
 use kauri_ldap_proto::controls::{ControlValue, PagedResults};
 use kauri_ldap_proto::{
-    codec::LdapCodec, AddRequest, Attribute, BindAuth, BindRequest, Change, Control, DerefAliases,
-    LdapMessage, LdapResult, ModOp, ModifyRequest, ProtocolOp, ResultCode, SearchRequest,
-    SearchResultEntry, SearchScope,
+    Control, DerefAliases, LdapResult, ModOp, ResultCode, SearchRequest, SearchScope,
 };
-use tokio::net::TcpStream;
-use tokio_util::codec::Framed;
 
 use crate::populate::{generate, Rng, Shape};
 use crate::profile::directory_config;
@@ -579,114 +575,33 @@ async fn measure(
     Ok((rows, sweeps))
 }
 
-/// One client connection: a framed TCP stream and the next message id.
-pub(crate) struct Conn {
-    framed: Framed<TcpStream, LdapCodec>,
-    next_id: i32,
+/// Opens a plain client connection to `addr` (`host:port`), Nagle's algorithm off.
+pub(crate) async fn connect(addr: &str) -> Result<LdapClient> {
+    LdapClient::connect(&format!("ldap://{addr}"), &ConnectOptions::default())
+        .await
+        .with_context(|| format!("connecting to {addr}"))
 }
 
-impl Conn {
-    /// Connects to `addr` with Nagle's algorithm off.
-    pub(crate) async fn connect(addr: &str) -> Result<Conn> {
-        let stream = TcpStream::connect(addr)
-            .await
-            .with_context(|| format!("connecting to {addr}"))?;
-        stream.set_nodelay(true).context("setting TCP_NODELAY")?;
-        Ok(Conn {
-            framed: Framed::new(stream, LdapCodec::default()),
-            next_id: 1,
+/// A search counting the entries it returns (without keeping them); returns the count,
+/// the result and the controls of the done message.
+pub(crate) async fn count_entries(
+    conn: &mut LdapClient,
+    req: SearchRequest,
+    controls: Vec<Control>,
+) -> Result<(u64, LdapResult, Vec<Control>)> {
+    let mut entries = 0u64;
+    let done = conn
+        .search_each(req, controls, |_| {
+            entries += 1;
+            Ok::<_, ClientError>(())
         })
-    }
+        .await?;
+    Ok((entries, done.result, done.controls))
+}
 
-    async fn send(&mut self, op: ProtocolOp, controls: Vec<Control>) -> Result<i32> {
-        let id = self.next_id;
-        self.next_id = if id == i32::MAX { 1 } else { id + 1 };
-        self.framed
-            .send(LdapMessage { id, op, controls })
-            .await
-            .context("sending a request")?;
-        Ok(id)
-    }
-
-    async fn recv(&mut self, id: i32) -> Result<LdapMessage> {
-        loop {
-            let msg = self
-                .framed
-                .next()
-                .await
-                .context("the server closed the connection")?
-                .context("reading a response")?
-                .map_err(|e| anyhow::anyhow!("undecodable response: {e}"))?;
-            if msg.id == id {
-                return Ok(msg);
-            }
-            if msg.id == 0 {
-                bail!("unsolicited notification: {:?}", msg.op);
-            }
-        }
-    }
-
-    /// Sends a request with a single response and returns its result.
-    pub(crate) async fn call(&mut self, op: ProtocolOp) -> Result<LdapResult> {
-        let id = self.send(op, Vec::new()).await?;
-        match self.recv(id).await?.op {
-            ProtocolOp::BindResponse(r) => Ok(r.result),
-            ProtocolOp::ModifyResponse(r)
-            | ProtocolOp::AddResponse(r)
-            | ProtocolOp::DelResponse(r)
-            | ProtocolOp::ExtendedResponse(kauri_ldap_proto::ExtendedResponse {
-                result: r, ..
-            }) => Ok(r),
-            other => bail!("unexpected response {other:?}"),
-        }
-    }
-
-    /// A simple bind.
-    pub(crate) async fn bind(&mut self, dn: &str, pw: &str) -> Result<LdapResult> {
-        self.call(ProtocolOp::BindRequest(BindRequest {
-            version: 3,
-            name: dn.to_string(),
-            auth: BindAuth::Simple(pw.as_bytes().to_vec()),
-        }))
-        .await
-    }
-
-    /// A search; returns the entries received, the result and the controls of the done
-    /// message.
-    pub(crate) async fn search(
-        &mut self,
-        req: SearchRequest,
-        controls: Vec<Control>,
-    ) -> Result<(u64, LdapResult, Vec<Control>)> {
-        let mut entries = 0u64;
-        let (r, controls) = self.search_each(req, controls, |_| entries += 1).await?;
-        Ok((entries, r, controls))
-    }
-
-    /// A search handing each entry to `each`; returns the result and the controls of the
-    /// done message.
-    pub(crate) async fn search_each(
-        &mut self,
-        req: SearchRequest,
-        controls: Vec<Control>,
-        mut each: impl FnMut(SearchResultEntry),
-    ) -> Result<(LdapResult, Vec<Control>)> {
-        let id = self.send(ProtocolOp::SearchRequest(req), controls).await?;
-        loop {
-            let msg = self.recv(id).await?;
-            match msg.op {
-                ProtocolOp::SearchResultEntry(e) => each(e),
-                ProtocolOp::SearchResultReference(_) => {}
-                ProtocolOp::SearchResultDone(r) => return Ok((r, msg.controls)),
-                other => bail!("unexpected response to a search: {other:?}"),
-            }
-        }
-    }
-
-    /// Says goodbye; the connection is gone either way.
-    pub(crate) async fn unbind(mut self) {
-        let _ = self.send(ProtocolOp::UnbindRequest, Vec::new()).await;
-    }
+/// Says goodbye; the connection is gone either way.
+pub(crate) async fn unbind(conn: LdapClient) {
+    let _ = conn.unbind().await;
 }
 
 /// A subtree search of `base` without limits.
@@ -718,7 +633,7 @@ fn random_text(rng: &mut Rng, len: usize) -> String {
 
 /// One operation of a workload; `Some` describes a failed result.
 async fn one_op(
-    conn: &mut Conn,
+    conn: &mut LdapClient,
     w: Workload,
     target: &Target,
     rng: &mut Rng,
@@ -730,58 +645,55 @@ async fn one_op(
     Ok(match w {
         Workload::Search => {
             let filter = Filter::eq(target.key_attr, format!("user{who:06}"));
-            let (n, r, _) = conn
-                .search(
-                    search_request(&target.base, filter, &["cn", "mail"]),
-                    Vec::new(),
-                )
-                .await?;
+            let (n, r, _) = count_entries(
+                conn,
+                search_request(&target.base, filter, &["cn", "mail"]),
+                Vec::new(),
+            )
+            .await?;
             check("search", &r).or_else(|| {
                 (n != 1).then(|| format!("search for user{who:06} returned {n} entries"))
             })
         }
         Workload::Bind => {
             let dn = target.user_dns.get(who).context("user index")?;
-            let r = conn.bind(dn, USER_PASSWORD).await?;
+            let r = conn.simple_bind(dn, USER_PASSWORD).await?;
             check("bind", &r)
         }
         Workload::Modify => {
             let dn = target.user_dns.get(who).context("user index")?;
+            let description = random_text(rng, 24);
             let r = conn
-                .call(ProtocolOp::ModifyRequest(ModifyRequest {
-                    dn: dn.clone(),
-                    changes: vec![Change {
-                        op: ModOp::Replace,
-                        attribute: Attribute {
-                            name: "description".into(),
-                            values: vec![random_text(rng, 24).into_bytes()],
-                        },
-                    }],
-                }))
+                .modify(
+                    dn,
+                    vec![change(ModOp::Replace, "description", &[description])],
+                    Vec::new(),
+                )
                 .await?;
             check("modify", &r)
         }
         Workload::AddDelete => {
             let cn = format!("bench-{tag}-{seq}");
             let dn = format!("cn={cn},{}", target.base);
-            let attr = |name: &str, values: &[&str]| Attribute {
-                name: name.into(),
-                values: values.iter().map(|v| v.as_bytes().to_vec()).collect(),
+            let attr = |name: &str, values: &[&str]| {
+                let values = values.iter().map(|v| v.as_bytes().to_vec()).collect();
+                (name.to_string(), values)
             };
             let r = conn
-                .call(ProtocolOp::AddRequest(AddRequest {
-                    dn: dn.clone(),
-                    attributes: vec![
+                .add(
+                    &dn,
+                    vec![
                         attr("objectClass", &["top", "person"]),
                         attr("cn", &[&cn]),
                         attr("sn", &["Bench"]),
                     ],
-                }))
+                    Vec::new(),
+                )
                 .await?;
             if let Some(e) = check("add", &r) {
                 Some(e)
             } else {
-                let r = conn.call(ProtocolOp::DelRequest(dn)).await?;
+                let r = conn.delete(&dn, Vec::new()).await?;
                 check("delete", &r)
             }
         }
@@ -796,7 +708,7 @@ struct WorkerResult {
 }
 
 async fn worker(
-    mut conn: Conn,
+    mut conn: LdapClient,
     w: Workload,
     target: Arc<Target>,
     tag: String,
@@ -826,7 +738,7 @@ async fn worker(
             samples.push(u64::try_from((last - start).as_nanos()).unwrap_or(u64::MAX));
         }
     }
-    conn.unbind().await;
+    unbind(conn).await;
     Ok(WorkerResult {
         samples,
         errors,
@@ -839,9 +751,9 @@ async fn run_workload(target: &Arc<Target>, w: Workload, n: usize, seconds: f64)
     // Connections are opened (and bound, where the workload needs it) before the clock.
     let mut conns = Vec::with_capacity(n);
     for _ in 0..n {
-        let mut c = Conn::connect(&target.addr).await?;
+        let mut c = connect(&target.addr).await?;
         if w != Workload::Bind {
-            let r = c.bind(&target.admin_dn, &target.admin_pw).await?;
+            let r = c.simple_bind(&target.admin_dn, &target.admin_pw).await?;
             if let Some(e) = check("administrator bind", &r) {
                 bail!(e);
             }
@@ -909,8 +821,8 @@ pub(crate) fn quantile_us(sorted: &[u64], q: f64) -> f64 {
 }
 
 async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep> {
-    let mut conn = Conn::connect(&target.addr).await?;
-    let r = conn.bind(&target.admin_dn, &target.admin_pw).await?;
+    let mut conn = connect(&target.addr).await?;
+    let r = conn.simple_bind(&target.admin_dn, &target.admin_pw).await?;
     if let Some(e) = check("administrator bind", &r) {
         bail!(e);
     }
@@ -924,12 +836,12 @@ async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep>
             cookie: std::mem::take(&mut cookie),
         }
         .to_control(true);
-        let (n, r, controls) = conn
-            .search(
-                search_request(&target.base, Filter::present("objectClass"), &[]),
-                vec![control],
-            )
-            .await?;
+        let (n, r, controls) = count_entries(
+            &mut conn,
+            search_request(&target.base, Filter::present("objectClass"), &[]),
+            vec![control],
+        )
+        .await?;
         if let Some(e) = check("paged search", &r) {
             bail!(e);
         }
@@ -947,7 +859,7 @@ async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep>
         }
     }
     let seconds = t.elapsed().as_secs_f64();
-    conn.unbind().await;
+    unbind(conn).await;
     anyhow::ensure!(
         entries == target.records,
         "the paged sweep returned {entries} entries, the directory holds {}",

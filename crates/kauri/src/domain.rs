@@ -38,6 +38,53 @@ pub struct DomainFile {
     pub administrator: String,
 }
 
+impl DomainFile {
+    /// Reads a data folder's `domain.json`.
+    pub fn load(data: &Path) -> Result<DomainFile> {
+        let path = domain_file(data);
+        let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_slice(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    /// Writes a data folder's `domain.json`.
+    pub fn save(&self, data: &Path) -> Result<()> {
+        let path = domain_file(data);
+        std::fs::write(&path, serde_json::to_string_pretty(self)?)
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// What a database says of its domain (a copy received over the network has no
+    /// `domain.json` of its own): the names, and the Administrator found by its RID.
+    pub fn discover(r: &kauri_db::DbRead<'_, LmdbBackend>) -> Result<DomainFile> {
+        let info = kauri_domain::directory::DomainInfo::discover(r)?
+            .context("the database holds no domain")?;
+        let admin_sid = info
+            .sid
+            .with_rid(kauri_domain::sid::rid::ADMINISTRATOR)
+            .to_bytes();
+        let administrator = match r.find_eq("objectSid", &admin_sid)? {
+            Some(ids) if !ids.is_empty() => r.dn_string(ids[0])?,
+            _ => format!("CN=Administrator,CN=Users,{}", info.domain_dn),
+        };
+        let dc_name = info
+            .server
+            .as_ref()
+            .and_then(|s| {
+                s.rdn()
+                    .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+            })
+            .unwrap_or_default();
+        Ok(DomainFile {
+            realm: info.dns_name.to_ascii_uppercase(),
+            netbios_domain: info.netbios.clone(),
+            dc_name,
+            domain_sid: info.sid.to_string(),
+            domain_dn: info.domain_dn.to_string(),
+            administrator,
+        })
+    }
+}
+
 /// Options of `kauri domain provision`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ProvisionOptions {
@@ -258,10 +305,27 @@ pub fn open_directory(data: &Path) -> Result<(Arc<Directory<LmdbBackend>>, Schem
         }
         return Ok((Arc::new(dir), source));
     }
-    let key = SecretKey::load(key_file(data)).context("loading the secrets key")?;
-    let (db, schema) = open_domain_db_with(data, default_schema)?;
-    let dir = Directory::new(Arc::new(db), schema, Some(key))?;
-    Ok((Arc::new(dir), source))
+    Ok((domain_directory(data, true, default_schema)?, source))
+}
+
+/// Opens a provisioned domain's folder as a directory. `with_key` loads the key that seals
+/// password hashes (needed to set or verify passwords; a renamed lab copy has none yet).
+pub fn open_domain_directory(data: &Path, with_key: bool) -> Result<Arc<Directory<LmdbBackend>>> {
+    domain_directory(data, with_key, Schema::load_default().0)
+}
+
+fn domain_directory(
+    data: &Path,
+    with_key: bool,
+    fallback: Schema,
+) -> Result<Arc<Directory<LmdbBackend>>> {
+    let key = if with_key {
+        Some(SecretKey::load(key_file(data)).context("loading the secrets key")?)
+    } else {
+        None
+    };
+    let (db, schema) = open_domain_db_with(data, fallback)?;
+    Ok(Arc::new(Directory::new(Arc::new(db), schema, key)?))
 }
 
 /// A domain's database, configured by the schema stored in its Schema NC.

@@ -1,12 +1,13 @@
-//! The `kauri` command: database care and benchmarks today; the server, domain management
-//! and traffic tools grow here.
+//! The `kauri` command: the server, the demo, domain provisioning, object management,
+//! LDIF, database care, backups and benchmarks.
 
+mod admin;
+mod backup;
 mod bench_db;
 mod bench_domain;
 mod bench_ldap;
 mod dbcmd;
 mod domain;
-mod groupcmd;
 mod ldif;
 mod ldifcmd;
 mod populate;
@@ -80,10 +81,55 @@ enum Command {
         #[command(subcommand)]
         what: LdifCommand,
     },
-    /// Groups of a domain.
-    Group {
+    /// User accounts.
+    User {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
         #[command(subcommand)]
-        what: GroupCommand,
+        what: admin::user::UserCommand,
+    },
+    /// Groups.
+    Group {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::group::GroupCommand,
+    },
+    /// Organizational units.
+    Ou {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::ou::OuCommand,
+    },
+    /// Computer accounts.
+    Computer {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::computer::ComputerCommand,
+    },
+    /// Contacts.
+    Contact {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::contact::ContactCommand,
     },
 }
 
@@ -95,25 +141,28 @@ enum LdifCommand {
 }
 
 #[derive(Debug, Subcommand)]
-enum GroupCommand {
-    /// Group count, memberships, members per group, the largest groups, groups by type.
-    Stats {
-        /// The domain's data folder.
-        #[arg(short = 'H', long = "data")]
-        data: PathBuf,
-        /// How many of the largest groups to list.
-        #[arg(long, default_value_t = 10)]
-        top: usize,
-        /// Print the result as JSON.
-        #[arg(long)]
-        json: bool,
+enum DomainCommand {
+    /// Create a new domain (a new forest) in an empty data folder.
+    Provision(domain::ProvisionOptions),
+    /// Backups, lab copies and restores.
+    Backup {
+        #[command(subcommand)]
+        what: BackupCommand,
     },
 }
 
 #[derive(Debug, Subcommand)]
-enum DomainCommand {
-    /// Create a new domain (a new forest) in an empty data folder.
-    Provision(domain::ProvisionOptions),
+enum BackupCommand {
+    /// A consistent copy of a data folder's domain, safe while the server runs.
+    Offline(backup::OfflineOptions),
+    /// A consistent copy pulled from a running DC (as an administrator, over TLS).
+    Online(backup::OnlineOptions),
+    /// A lab copy: the domain renamed, every secret removed.
+    Rename(backup::RenameOptions),
+    /// A new authoritative DC built from a backup.
+    Restore(backup::RestoreOptions),
+    /// Check an archive (checksums, format) without restoring it.
+    Verify(backup::VerifyOptions),
 }
 
 #[derive(Debug, clap::Args)]
@@ -309,7 +358,15 @@ fn check_or_exit(data: &std::path::Path, fix: bool, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn main() -> Result<()> {
+fn main() {
+    if let Err(e) = run() {
+        // The chain of causes on one line; a refusal ends with its LDAP result code.
+        eprintln!("kauri: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -433,12 +490,31 @@ fn main() -> Result<()> {
         },
         Command::Dbcheck { data, fix, json } => check_or_exit(&data, fix, json)?,
         Command::Reindex { data, json } => dbcmd::reindex(&data, json)?,
-        Command::Domain {
-            what: DomainCommand::Provision(opts),
-        } => domain::provision(&opts)?,
-        Command::Group {
-            what: GroupCommand::Stats { data, top, json },
-        } => groupcmd::stats(&data, top, json)?,
+        Command::Domain { what } => match what {
+            DomainCommand::Provision(opts) => domain::provision(&opts)?,
+            DomainCommand::Backup { what } => match what {
+                BackupCommand::Offline(o) => backup::offline(&o)?,
+                BackupCommand::Online(o) => backup::online(&o)?,
+                BackupCommand::Rename(o) => backup::rename(&o)?,
+                BackupCommand::Restore(o) => backup::restore(&o)?,
+                BackupCommand::Verify(o) => backup::verify(&o)?,
+            },
+        },
+        Command::User { target, json, what } => {
+            admin::user::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Group { target, json, what } => {
+            admin::group::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Ou { target, json, what } => {
+            admin::ou::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Computer { target, json, what } => {
+            admin::computer::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Contact { target, json, what } => {
+            admin::contact::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
         Command::Ldif {
             what: LdifCommand::Export(opts),
         } => {

@@ -75,6 +75,32 @@ impl<B: Backend> Directory<B> {
         Ok(None)
     }
 
+    /// The domain's Administrator (RID 500) with its token, without a password: what the
+    /// local administration tools act as, so a change made on a data folder meets the same
+    /// rules (password policy, attributes the server owns) as the same change made by an
+    /// administrator over LDAP.
+    pub fn local_administrator(&self) -> DirResult<Account> {
+        let domain = self
+            .domain()
+            .ok_or_else(|| super::DirError::UnwillingToPerform("no domain here".into()))?;
+        let r = self.db().read()?;
+        let sid = domain.sid.with_rid(rid::ADMINISTRATOR);
+        let id = r
+            .find_eq("objectSid", &sid.to_bytes())?
+            .and_then(|ids| ids.first().copied())
+            .ok_or_else(|| {
+                super::DirError::UnwillingToPerform("the domain has no Administrator".into())
+            })?;
+        let groups = token_groups(&r, &domain, id)?;
+        Ok(Account {
+            id,
+            dn: r.dn_of(id)?,
+            sid: Some(sid),
+            groups: groups.into_iter().map(|(_, s)| s).collect(),
+            admin: true,
+        })
+    }
+
     /// Checks a simple bind (see the module docs).
     pub fn authenticate(&self, name: &str, password: &str) -> DirResult<BindOutcome> {
         let refused = |f: LogonFailure| BindOutcome {

@@ -1,0 +1,231 @@
+//! A data folder as a [`Target`]: changes go through the directory service as the
+//! domain's Administrator, each in its own durable transaction.
+//!
+//! Safe next to a running server on the same folder: LMDB's lock file serializes this
+//! process's write transactions with the server's writer, readers of both see committed
+//! states only, and every counter (record ids, USNs, RIDs, attribute ids) is read inside
+//! the transaction that advances it, never cached across transactions.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use kauri_db::{DbRead, Dn, Entry, Filter, Modification, Rdn, SearchRequest};
+use kauri_domain::directory::{is_secret, Caller, Change, DirError, Directory, Request};
+use kauri_kv::lmdb::LmdbBackend;
+
+use super::target::{Attrs, DomainNames, Found, OpResult, Refused, Scope, Target};
+
+/// A domain's data folder opened for the commands.
+pub struct LocalTarget {
+    dir: Arc<Directory<LmdbBackend>>,
+    names: DomainNames,
+    caller: Caller,
+}
+
+fn refused(e: DirError) -> anyhow::Error {
+    Refused {
+        code: e.ldap_result_code(),
+        message: e.to_string(),
+    }
+    .into()
+}
+
+fn parse_dn(text: &str) -> OpResult<Dn> {
+    Dn::parse(text).map_err(|e| {
+        Refused {
+            code: 34,
+            message: format!("invalid DN {text:?}: {e}"),
+        }
+        .into()
+    })
+}
+
+impl LocalTarget {
+    /// Opens a provisioned domain's data folder.
+    pub fn open(data: &Path) -> Result<LocalTarget> {
+        if !crate::domain::is_domain(data) {
+            bail!(
+                "{} is not a domain's data folder (no domain.json); pass -H with a data \
+                 folder or an ldap[s]:// URL",
+                data.display()
+            );
+        }
+        let dir = crate::domain::open_domain_directory(data, true)?;
+        let info = dir
+            .domain()
+            .with_context(|| format!("{} holds no domain", data.display()))?;
+        let names = DomainNames {
+            dn: info.domain_dn.to_string(),
+            dns_name: info.dns_name.clone(),
+            netbios: info.netbios.clone(),
+        };
+        // Changes are made as the domain's Administrator, so the same rules hold as over LDAP.
+        let caller = Caller::Account(
+            dir.local_administrator()
+                .context("finding the domain's Administrator")?,
+        );
+        Ok(LocalTarget { dir, names, caller })
+    }
+
+    /// The directory underneath (for commands that read the database directly).
+    pub fn directory(&self) -> &Arc<Directory<LmdbBackend>> {
+        &self.dir
+    }
+
+    fn apply(&mut self, change: Change) -> OpResult {
+        let mut w = self.dir.db().write()?;
+        let r = self.dir.apply(
+            &mut w,
+            &Request {
+                caller: self.caller.clone(),
+                encrypted: true,
+                change,
+            },
+        );
+        match r {
+            Ok(()) => {
+                w.commit()?;
+                self.dir.after_commit()?;
+                Ok(())
+            }
+            Err(e) => {
+                // A wrong password still counts, as on the server.
+                w.commit()?;
+                Err(refused(e))
+            }
+        }
+    }
+}
+
+/// The entry a hit stands for: the attributes asked for (linked ones as DNs), never a
+/// secret.
+fn found(
+    r: &DbRead<'_, LmdbBackend>,
+    id: u64,
+    rec: &kauri_db::record::RecordView<'_>,
+    attrs: &[&str],
+) -> Result<Found> {
+    let dn_text = r.dn_string(id)?;
+    let dn = Dn::parse(&dn_text).with_context(|| format!("stored DN {dn_text}"))?;
+    let entry = r.to_entry(id, dn, rec);
+    let wanted = |name: &str| {
+        attrs.is_empty()
+            || attrs.contains(&"*")
+            || attrs.iter().any(|a| a.eq_ignore_ascii_case(name))
+    };
+    Ok(Found {
+        dn: dn_text,
+        attrs: entry
+            .attrs
+            .into_iter()
+            .filter(|(n, v)| !is_secret(n) && wanted(n) && !v.is_empty())
+            .collect(),
+    })
+}
+
+impl Target for LocalTarget {
+    fn domain(&self) -> &DomainNames {
+        &self.names
+    }
+
+    fn as_local(&self) -> Option<&LocalTarget> {
+        Some(self)
+    }
+
+    fn search(
+        &mut self,
+        base: &str,
+        scope: Scope,
+        filter: &str,
+        attrs: &[&str],
+        each: &mut dyn FnMut(Found) -> Result<()>,
+    ) -> OpResult {
+        let base = parse_dn(base)?;
+        let filter = Filter::parse(&format!("(&{}(!(isDeleted=TRUE)))", with_parens(filter)))
+            .map_err(|e| Refused {
+                code: 87,
+                message: format!("bad filter {filter:?}: {e}"),
+            })?;
+        let scope = match scope {
+            Scope::Base => kauri_db::Scope::Base,
+            Scope::One => kauri_db::Scope::OneLevel,
+            Scope::Sub => kauri_db::Scope::Subtree,
+        };
+        let r = self.dir.db().read()?;
+        if r.lookup(&base)?.is_none() {
+            return Err(Refused {
+                code: 32,
+                message: format!("no such object: {base}"),
+            }
+            .into());
+        }
+        let mut failed = None;
+        r.search(&SearchRequest::new(base, scope, filter), |hit| match found(
+            &r,
+            hit.id,
+            &hit.record,
+            attrs,
+        )
+        .and_then(&mut *each)
+        {
+            Ok(()) => Ok(ControlFlow::Continue(())),
+            Err(e) => {
+                failed = Some(e);
+                Ok(ControlFlow::Break(()))
+            }
+        })?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn add(&mut self, dn: &str, attrs: Attrs) -> OpResult {
+        let mut e = Entry::new(parse_dn(dn)?);
+        for (name, values) in attrs {
+            e.push(&name, values);
+        }
+        self.apply(Change::Add(e))
+    }
+
+    fn modify(&mut self, dn: &str, mods: Vec<Modification>) -> OpResult {
+        self.apply(Change::Modify {
+            dn: parse_dn(dn)?,
+            mods,
+            permissive: false,
+        })
+    }
+
+    fn delete(&mut self, dn: &str, tree: bool) -> OpResult {
+        self.apply(Change::Delete {
+            dn: parse_dn(dn)?,
+            tree,
+        })
+    }
+
+    fn rename(&mut self, dn: &str, new_rdn: &str, new_parent: Option<&str>) -> OpResult {
+        let new_rdn = Rdn::parse(new_rdn).map_err(|e| Refused {
+            code: 34,
+            message: format!("invalid RDN {new_rdn:?}: {e}"),
+        })?;
+        let new_parent = new_parent.map(parse_dn).transpose()?;
+        self.apply(Change::Rename {
+            dn: parse_dn(dn)?,
+            new_rdn,
+            delete_old_rdn: true,
+            new_parent,
+        })
+    }
+}
+
+/// A filter with its outer parentheses (LDAP tools accept `cn=x` for `(cn=x)`).
+pub fn with_parens(filter: &str) -> String {
+    let f = filter.trim();
+    if f.starts_with('(') {
+        f.to_string()
+    } else {
+        format!("({f})")
+    }
+}

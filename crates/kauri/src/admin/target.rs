@@ -1,0 +1,267 @@
+//! Where an object-management command works: a local data folder or a remote server,
+//! behind one trait, so every command is written once and answers the same way (and
+//! refuses with the same LDAP result codes) wherever it runs.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use kauri_db::{Modification, ModifyOp};
+
+/// How to reach a directory and who to be there.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TargetArgs {
+    /// A domain's data folder, or a server: ldap://host[:port] (StartTLS is used),
+    /// ldaps://host[:port] or ldapi://<socket path, %2F for />.
+    #[arg(short = 'H', long = "url", default_value = "kauri-data", global = true)]
+    pub url: String,
+    #[command(flatten)]
+    pub credentials: Credentials,
+}
+
+/// Who to bind as on a server, and how to trust it.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Credentials {
+    /// The account to bind as: a DN, a UPN (name@realm) or DOMAIN\name.
+    #[arg(short = 'U', long = "username", global = true)]
+    pub username: Option<String>,
+    /// Its password (prefer --bind-password-file or the prompt: arguments are visible to
+    /// other users of the machine).
+    #[arg(short = 'w', long, global = true)]
+    pub bind_password: Option<String>,
+    /// A file whose first line is the password.
+    #[arg(long, global = true)]
+    pub bind_password_file: Option<PathBuf>,
+    /// The CA certificate(s) to trust for the server's certificate (PEM) [default:
+    /// $LDAPTLS_CACERT, else the system's].
+    #[arg(long, global = true)]
+    pub cacert: Option<PathBuf>,
+    /// Do not verify the server's certificate (labs only).
+    #[arg(long, global = true)]
+    pub insecure_tls: bool,
+}
+
+impl Credentials {
+    /// The password: given, from the file, or asked for on the terminal.
+    pub fn password(&self) -> Result<String> {
+        if let Some(p) = &self.bind_password {
+            return Ok(p.clone());
+        }
+        if let Some(f) = &self.bind_password_file {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            return Ok(text.lines().next().unwrap_or_default().to_string());
+        }
+        let who = self.username.as_deref().unwrap_or("the account");
+        rpassword::prompt_password(format!("Password for {who}: "))
+            .context("reading the password from the terminal (or pass --bind-password-file)")
+    }
+}
+
+/// The scope of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The entry itself.
+    Base,
+    /// Its children.
+    One,
+    /// The entry and everything below it.
+    Sub,
+}
+
+/// Attribute descriptions with their values, as entries carry them.
+pub type Attrs = Vec<(String, Vec<Vec<u8>>)>;
+
+/// One entry found: its DN and the attributes asked for (values as bytes).
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// The entry's DN.
+    pub dn: String,
+    /// Attribute descriptions and values, as the directory names them.
+    pub attrs: Attrs,
+}
+
+impl Found {
+    /// Every value of an attribute (case-insensitive name), as text.
+    pub fn texts(&self, name: &str) -> Vec<String> {
+        self.attrs
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .flat_map(|(_, v)| v.iter().map(|x| String::from_utf8_lossy(x).into_owned()))
+            .collect()
+    }
+
+    /// The first value of an attribute, as text.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.texts(name).into_iter().next()
+    }
+
+    /// The first value of an integer attribute.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        self.text(name).and_then(|t| t.trim().parse().ok())
+    }
+
+    /// The raw values of an attribute.
+    pub fn bytes(&self, name: &str) -> Vec<Vec<u8>> {
+        self.attrs
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .flat_map(|(_, v)| v.iter().cloned())
+            .collect()
+    }
+
+    /// Whether `objectClass` holds `class`.
+    pub fn is(&self, class: &str) -> bool {
+        self.texts("objectClass")
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(class))
+    }
+}
+
+/// An operation the directory refused: its LDAP result code and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (LDAP result {code}, {})", result_name(*.code))]
+pub struct Refused {
+    /// The LDAP result code.
+    pub code: u32,
+    /// The directory's diagnostic message.
+    pub message: String,
+}
+
+/// RFC 4511's name of a result code.
+pub fn result_name(code: u32) -> &'static str {
+    match code {
+        0 => "success",
+        1 => "operationsError",
+        2 => "protocolError",
+        3 => "timeLimitExceeded",
+        4 => "sizeLimitExceeded",
+        7 => "authMethodNotSupported",
+        8 => "strongerAuthRequired",
+        11 => "adminLimitExceeded",
+        12 => "unavailableCriticalExtension",
+        13 => "confidentialityRequired",
+        16 => "noSuchAttribute",
+        17 => "undefinedAttributeType",
+        18 => "inappropriateMatching",
+        19 => "constraintViolation",
+        20 => "attributeOrValueExists",
+        21 => "invalidAttributeSyntax",
+        32 => "noSuchObject",
+        34 => "invalidDNSyntax",
+        48 => "inappropriateAuthentication",
+        49 => "invalidCredentials",
+        50 => "insufficientAccessRights",
+        51 => "busy",
+        52 => "unavailable",
+        53 => "unwillingToPerform",
+        64 => "namingViolation",
+        65 => "objectClassViolation",
+        66 => "notAllowedOnNonLeaf",
+        67 => "notAllowedOnRDN",
+        68 => "entryAlreadyExists",
+        69 => "objectClassModsProhibited",
+        80 => "other",
+        _ => "unknown",
+    }
+}
+
+/// What a refused or failed operation returns.
+pub type OpResult<T = ()> = std::result::Result<T, anyhow::Error>;
+
+/// The names of the domain a target serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainNames {
+    /// `DC=samdom,DC=example,DC=com`.
+    pub dn: String,
+    /// `samdom.example.com`.
+    pub dns_name: String,
+    /// `SAMDOM`.
+    pub netbios: String,
+}
+
+/// A directory the commands read and change: the same calls, locally or over LDAP.
+pub trait Target {
+    /// The domain served.
+    fn domain(&self) -> &DomainNames;
+
+    /// Searches; `attrs` empty means every attribute a client may read. Tombstones are
+    /// not returned.
+    fn search(
+        &mut self,
+        base: &str,
+        scope: Scope,
+        filter: &str,
+        attrs: &[&str],
+        each: &mut dyn FnMut(Found) -> Result<()>,
+    ) -> OpResult;
+
+    /// Adds an entry.
+    fn add(&mut self, dn: &str, attrs: Attrs) -> OpResult;
+
+    /// Modifies an entry, all changes or none.
+    fn modify(&mut self, dn: &str, mods: Vec<Modification>) -> OpResult;
+
+    /// Deletes an entry (with `tree`, everything below it too).
+    fn delete(&mut self, dn: &str, tree: bool) -> OpResult;
+
+    /// Renames and/or moves an entry.
+    fn rename(&mut self, dn: &str, new_rdn: &str, new_parent: Option<&str>) -> OpResult;
+
+    /// The local data folder behind this target, when it is one (for the commands that
+    /// read the database directly, faster than through searches).
+    fn as_local(&self) -> Option<&super::local::LocalTarget> {
+        None
+    }
+
+    /// Every entry found, collected.
+    fn search_all(
+        &mut self,
+        base: &str,
+        scope: Scope,
+        filter: &str,
+        attrs: &[&str],
+    ) -> OpResult<Vec<Found>> {
+        let mut out = Vec::new();
+        self.search(base, scope, filter, attrs, &mut |f| {
+            out.push(f);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The one entry at `dn`, if it exists.
+    fn read(&mut self, dn: &str, attrs: &[&str]) -> OpResult<Option<Found>> {
+        match self.search_all(dn, Scope::Base, "(objectClass=*)", attrs) {
+            Ok(mut v) => Ok(v.pop()),
+            Err(e) if is_code(&e, 32) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Replaces one attribute's values.
+    fn replace(&mut self, dn: &str, attr: &str, values: &[&str]) -> OpResult {
+        self.modify(dn, vec![Modification::new(ModifyOp::Replace, attr, values)])
+    }
+}
+
+/// Whether an error is a refusal with this LDAP result code.
+pub fn is_code(e: &anyhow::Error, code: u32) -> bool {
+    e.downcast_ref::<Refused>().is_some_and(|r| r.code == code)
+}
+
+/// Opens the target the arguments name.
+pub fn open(args: &TargetArgs) -> Result<Box<dyn Target>> {
+    let url = args.url.as_str();
+    if url.starts_with("ldap://") || url.starts_with("ldaps://") || url.starts_with("ldapi://") {
+        return Ok(Box::new(super::remote::RemoteTarget::connect(
+            url,
+            &args.credentials,
+        )?));
+    }
+    if url.contains("://") {
+        bail!("{url}: a target is a data folder or an ldap://, ldaps:// or ldapi:// URL");
+    }
+    Ok(Box::new(super::local::LocalTarget::open(&PathBuf::from(
+        url,
+    ))?))
+}

@@ -1,0 +1,162 @@
+//! What the command-line tests share: provisioning a domain with the real binary, serving
+//! it on free ports, running commands and reading their JSON.
+
+#![allow(dead_code)]
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The Administrator's password of every test domain.
+pub const PASSWORD: &str = "Passw0rd.Admin";
+/// The test domain's DN.
+pub const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
+
+/// Runs `kauri` with these arguments.
+pub fn kauri<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kauri"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run kauri")
+}
+
+/// Runs `kauri` and insists it succeeds; returns its standard output.
+pub fn ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> String {
+    let out = kauri(args);
+    assert!(
+        out.status.success(),
+        "kauri {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `kauri` and insists it fails; returns its standard error.
+pub fn fails<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> String {
+    let out = kauri(args);
+    assert!(
+        !out.status.success(),
+        "kauri {args:?} should have failed:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The JSON a command printed.
+pub fn json(stdout: &str) -> serde_json::Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+/// Provisions SAMDOM.EXAMPLE.COM into `dir/name`.
+pub fn provision(dir: &Path, name: &str) -> PathBuf {
+    let data = dir.join(name);
+    ok(&[
+        "domain".as_ref(),
+        "provision".as_ref(),
+        "--realm".as_ref(),
+        "SAMDOM.EXAMPLE.COM".as_ref(),
+        "--domain".as_ref(),
+        "SAMDOM".as_ref(),
+        "--adminpass".as_ref(),
+        PASSWORD.as_ref(),
+        "--json".as_ref(),
+        "--targetdir".as_ref(),
+        data.as_os_str(),
+    ]);
+    data
+}
+
+/// A server the test started; killed when dropped, even when the test fails.
+pub struct Served {
+    child: std::process::Child,
+    /// `127.0.0.1:port` of plain LDAP.
+    pub addr: String,
+    /// `127.0.0.1:port` of LDAPS.
+    pub tls_addr: String,
+    /// The CA certificate that signed the server's.
+    pub ca: PathBuf,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    /// `ldap://…`.
+    pub fn ldap(&self) -> String {
+        format!("ldap://{}", self.addr)
+    }
+
+    /// `ldaps://…`.
+    pub fn ldaps(&self) -> String {
+        format!("ldaps://{}", self.tls_addr)
+    }
+
+    /// The arguments that make a command act on this server as the Administrator.
+    pub fn as_admin(&self, url: &str) -> Vec<String> {
+        vec![
+            "-H".into(),
+            url.into(),
+            "-U".into(),
+            "SAMDOM\\Administrator".into(),
+            "--bind-password".into(),
+            PASSWORD.into(),
+            "--cacert".into(),
+            self.ca.display().to_string(),
+        ]
+    }
+}
+
+/// Serves a data folder on free ports of 127.0.0.1.
+pub fn serve(data: &Path) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kauri"))
+        .arg("serve")
+        .arg("--data")
+        .arg(data)
+        .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start kauri serve");
+    let stderr = child.stderr.take().expect("the server's stderr");
+    let mut lines = std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok);
+    let addr = lines
+        .by_ref()
+        .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))
+        .expect("the server's address");
+    let tls_addr = lines
+        .by_ref()
+        .find_map(|l| {
+            l.strip_prefix("kauri: serving ldaps://")
+                .map(str::to_string)
+        })
+        .expect("the server's LDAPS address");
+    // Keep draining what the server logs, so it never writes into a closed pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Served {
+        child,
+        addr,
+        tls_addr,
+        ca: data.join("tls").join("ca.pem"),
+    }
+}
+
+/// `ldapwhoami` as an account: its authorization identity, or the error.
+pub fn whoami(url: &str, user: &str, password: &str) -> Result<String, String> {
+    let o = Command::new("ldapwhoami")
+        .args(["-x", "-H", url, "-D", user, "-w", password])
+        .output()
+        .expect("run ldapwhoami (install ldap-utils)");
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
