@@ -191,9 +191,17 @@ impl<B: Backend> Db<B> {
     }
 
     /// The highest USN whose transaction has committed. It is raised only after the commit,
-    /// so a reader never sees a USN before the data it covers.
+    /// so a reader never sees a USN before the data it covers; what another process (an
+    /// admin tool on the same folder) committed is read from the store.
     pub fn highest_committed_usn(&self) -> u64 {
-        self.highest_usn.load(Ordering::Acquire)
+        let ours = self.highest_usn.load(Ordering::Acquire);
+        let stored = self.kv.read().ok().and_then(|r| {
+            r.get(T_META, meta::USN)
+                .ok()
+                .flatten()
+                .and_then(read_u64_be)
+        });
+        stored.unwrap_or(0).max(ours)
     }
 
     /// How many searches ran without an index to narrow them.

@@ -938,24 +938,28 @@ impl Conn {
     ) {
         let started = Instant::now();
         let checked = check_controls(&controls, supported).and(op);
-        let caller = self.caller();
-        let encrypted = self.encrypted;
+        // Queued here, on the connection's task, so pipelined changes keep their order.
+        let queued = checked.map(|change| {
+            self.ctx.writer.enqueue(Request {
+                caller: self.caller(),
+                encrypted: self.encrypted,
+                change,
+            })
+        });
         let ctx = self.ctx.clone();
         let out = self.out.clone();
         tokio::spawn(async move {
-            let result = match checked {
+            let result = match queued {
                 Err(r) => r,
-                Ok(change) => {
-                    let req = Request {
-                        caller,
-                        encrypted,
-                        change,
-                    };
-                    match ctx.writer.submit(req).await {
-                        Ok(()) => LdapResult::success(),
-                        Err(e) => dir_result(&e),
-                    }
-                }
+                Ok(Err(e)) => dir_result(&e),
+                Ok(Ok(rx)) => match rx.await {
+                    Ok(Ok(())) => LdapResult::success(),
+                    Ok(Err(e)) => dir_result(&e),
+                    Err(_) => LdapResult::new(
+                        ResultCode::UNAVAILABLE,
+                        "the writer dropped the request".to_string(),
+                    ),
+                },
             };
             ctx.counters
                 .finish(kind, result.code == ResultCode::SUCCESS, started.elapsed());

@@ -66,6 +66,46 @@ impl Writer {
         self.run_task(Task::Change(Box::new(req))).await
     }
 
+    /// Queues a change at once and returns where its outcome will arrive: a connection
+    /// calls this in the order its requests came, so the changes a client pipelines
+    /// reach the writer in that order (an add, then a group naming it). When the queue is
+    /// full the caller waits here, which slows that connection alone.
+    pub fn enqueue(
+        &self,
+        req: Request,
+    ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
+        let unavailable = || {
+            DirError::Db(kauri_db::DbError::Unavailable(
+                "the writer has stopped".into(),
+            ))
+        };
+        let (reply, rx) = oneshot::channel();
+        let job = Job {
+            task: Task::Change(Box::new(req)),
+            reply,
+        };
+        match self.tx.try_send(job) {
+            Ok(()) => Ok(rx),
+            Err(std::sync::mpsc::TrySendError::Full(job)) => {
+                let send = || self.tx.send(job).is_ok();
+                let multi_thread = tokio::runtime::Handle::try_current().is_ok_and(|h| {
+                    h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+                });
+                let sent = if multi_thread {
+                    tokio::task::block_in_place(send)
+                } else {
+                    send()
+                };
+                if sent {
+                    Ok(rx)
+                } else {
+                    Err(unavailable())
+                }
+            }
+            Err(std::sync::mpsc::TrySendError::Disconnected(_)) => Err(unavailable()),
+        }
+    }
+
     /// Hands the writer a task and waits for its outcome.
     pub async fn run_task(&self, task: Task) -> Result<(), DirError> {
         let unavailable = |m: String| DirError::Db(kauri_db::DbError::Unavailable(m));

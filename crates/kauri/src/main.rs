@@ -3,12 +3,14 @@
 
 mod admin;
 mod backup;
+mod bench_admin;
 mod bench_db;
 mod bench_domain;
 mod bench_ldap;
 mod dbcmd;
 mod domain;
 mod ldif;
+mod ldif_read;
 mod ldifcmd;
 mod populate;
 mod profile;
@@ -76,7 +78,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// LDIF (RFC 2849) out of a data folder.
+    /// LDIF (RFC 2849) out of and into a data folder or a server.
     Ldif {
         #[command(subcommand)]
         what: LdifCommand,
@@ -138,6 +140,9 @@ enum LdifCommand {
     /// Every entry (or a subtree, or the matches of a filter) as LDIF, parents before
     /// children; passwords and other secrets are never written.
     Export(ldifcmd::ExportOptions),
+    /// Apply an LDIF file: content records are added; change records (add, delete,
+    /// modify, moddn) are applied as they say.
+    Import(ldifcmd::ImportOptions),
 }
 
 #[derive(Debug, Subcommand)]
@@ -283,6 +288,25 @@ enum BenchCommand {
         /// A small run that takes seconds; the sizes above still override it.
         #[arg(long)]
         quick: bool,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The administrator's commands at scale: LDIF import and export, backups (also while
+    /// the server takes writes), restore, re-index, dbcheck, group statistics.
+    Admin {
+        /// Users to load.
+        #[arg(long, default_value_t = 100_000)]
+        users: usize,
+        /// Groups to load (users join 2 or 3 each).
+        #[arg(long, default_value_t = 2_000)]
+        groups: usize,
+        /// Folder for the benchmark's files.
+        #[arg(long, default_value = "bench-data")]
+        dir: PathBuf,
+        /// Keep the files afterwards.
+        #[arg(long)]
+        keep: bool,
         /// Print the results as JSON.
         #[arg(long)]
         json: bool,
@@ -474,6 +498,25 @@ fn run() -> Result<()> {
         }
         Command::Bench {
             what:
+                BenchCommand::Admin {
+                    users,
+                    groups,
+                    dir,
+                    keep,
+                    json,
+                },
+        } => {
+            let report = bench_admin::run(&bench_admin::Options {
+                users,
+                groups,
+                dir,
+                keep,
+                progress: !json,
+            })?;
+            print_reports(json, &[report], bench_admin::markdown)?;
+        }
+        Command::Bench {
+            what:
                 BenchCommand::DbQueries {
                     dir,
                     users,
@@ -515,6 +558,9 @@ fn run() -> Result<()> {
         Command::Contact { target, json, what } => {
             admin::contact::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
+        Command::Ldif {
+            what: LdifCommand::Import(opts),
+        } => ldifcmd::import(&opts)?,
         Command::Ldif {
             what: LdifCommand::Export(opts),
         } => {

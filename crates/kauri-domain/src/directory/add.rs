@@ -145,6 +145,21 @@ fn is_server_owned(def: &AttributeDef) -> bool {
     SERVER_OWNED.contains(&def.ldap_name.to_ascii_lowercase().as_str())
 }
 
+/// Whether an administrator may give this attribute on an add: what an export meant to be
+/// imported elsewhere keeps (no server-owned, system-only, constructed or secret
+/// attributes, no back links; forward links are writable).
+pub fn writable_on_add(schema: &Schema, name: &str) -> bool {
+    const CONSTRUCTED: i32 = 0x4;
+    let Ok(def) = attribute_def(schema, name) else {
+        return false;
+    };
+    let back_link = def.link_id.is_some_and(|l| l % 2 == 1);
+    !back_link
+        && def.system_flags & CONSTRUCTED == 0
+        && !super::access::is_secret(&def.ldap_name)
+        && check_writable(def, false, true).is_ok()
+}
+
 /// Refuses attributes the caller may not write.
 pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> DirResult<()> {
     let lower = def.ldap_name.to_ascii_lowercase();

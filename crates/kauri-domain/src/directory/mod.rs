@@ -33,6 +33,7 @@ use kauri_kv::Backend;
 use parking_lot::{Mutex, RwLock};
 
 pub use access::{is_secret, Access};
+pub use add::writable_on_add;
 pub use bind::{BindOutcome, BindUpdate};
 pub use caller::{Account, Caller};
 pub use check::{DomainCheck, DomainProblem};

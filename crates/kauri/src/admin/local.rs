@@ -15,7 +15,7 @@ use kauri_db::{DbRead, Dn, Entry, Filter, Modification, Rdn, SearchRequest};
 use kauri_domain::directory::{is_secret, Caller, Change, DirError, Directory, Request};
 use kauri_kv::lmdb::LmdbBackend;
 
-use super::target::{Attrs, DomainNames, Found, OpResult, Refused, Scope, Target};
+use super::target::{Attrs, DomainNames, Found, Op, OpResult, Refused, Scope, Target};
 
 /// A domain's data folder opened for the commands.
 pub struct LocalTarget {
@@ -183,41 +183,109 @@ impl Target for LocalTarget {
     }
 
     fn add(&mut self, dn: &str, attrs: Attrs) -> OpResult {
-        let mut e = Entry::new(parse_dn(dn)?);
-        for (name, values) in attrs {
-            e.push(&name, values);
-        }
-        self.apply(Change::Add(e))
+        let change = to_change(Op::Add {
+            dn: dn.to_string(),
+            attrs,
+        })?;
+        self.apply(change)
     }
 
     fn modify(&mut self, dn: &str, mods: Vec<Modification>) -> OpResult {
-        self.apply(Change::Modify {
-            dn: parse_dn(dn)?,
+        let change = to_change(Op::Modify {
+            dn: dn.to_string(),
             mods,
-            permissive: false,
-        })
+        })?;
+        self.apply(change)
     }
 
     fn delete(&mut self, dn: &str, tree: bool) -> OpResult {
-        self.apply(Change::Delete {
-            dn: parse_dn(dn)?,
+        let change = to_change(Op::Delete {
+            dn: dn.to_string(),
             tree,
-        })
+        })?;
+        self.apply(change)
     }
 
-    fn rename(&mut self, dn: &str, new_rdn: &str, new_parent: Option<&str>) -> OpResult {
-        let new_rdn = Rdn::parse(new_rdn).map_err(|e| Refused {
-            code: 34,
-            message: format!("invalid RDN {new_rdn:?}: {e}"),
+    fn rename_with(
+        &mut self,
+        dn: &str,
+        new_rdn: &str,
+        delete_old_rdn: bool,
+        new_parent: Option<&str>,
+    ) -> OpResult {
+        let change = to_change(Op::Rename {
+            dn: dn.to_string(),
+            new_rdn: new_rdn.to_string(),
+            delete_old_rdn,
+            new_parent: new_parent.map(str::to_string),
         })?;
-        let new_parent = new_parent.map(parse_dn).transpose()?;
-        self.apply(Change::Rename {
-            dn: parse_dn(dn)?,
-            new_rdn,
-            delete_old_rdn: true,
-            new_parent,
-        })
+        self.apply(change)
     }
+
+    /// Every change in one transaction, each in a nested one of its own: one fsync for
+    /// the batch, and a refused change leaves nothing behind.
+    fn apply_batch(&mut self, ops: Vec<Op>, stop_at_error: bool) -> Result<Vec<OpResult>> {
+        let mut w = self.dir.db().write()?;
+        let mut out = Vec::with_capacity(ops.len());
+        for op in ops {
+            let r = to_change(op).and_then(|change| {
+                self.dir
+                    .apply(
+                        &mut w,
+                        &Request {
+                            caller: self.caller.clone(),
+                            encrypted: true,
+                            change,
+                        },
+                    )
+                    .map_err(refused)
+            });
+            let failed = r.is_err();
+            out.push(r);
+            if failed && stop_at_error {
+                break;
+            }
+        }
+        w.commit()?;
+        self.dir.after_commit()?;
+        Ok(out)
+    }
+}
+
+/// A change as the directory service takes it.
+fn to_change(op: Op) -> OpResult<Change> {
+    Ok(match op {
+        Op::Add { dn, attrs } => {
+            let mut e = Entry::new(parse_dn(&dn)?);
+            for (name, values) in attrs {
+                e.push(&name, values);
+            }
+            Change::Add(e)
+        }
+        Op::Modify { dn, mods } => Change::Modify {
+            dn: parse_dn(&dn)?,
+            mods,
+            permissive: false,
+        },
+        Op::Delete { dn, tree } => Change::Delete {
+            dn: parse_dn(&dn)?,
+            tree,
+        },
+        Op::Rename {
+            dn,
+            new_rdn,
+            delete_old_rdn,
+            new_parent,
+        } => Change::Rename {
+            dn: parse_dn(&dn)?,
+            new_rdn: Rdn::parse(&new_rdn).map_err(|e| Refused {
+                code: 34,
+                message: format!("invalid RDN {new_rdn:?}: {e}"),
+            })?,
+            delete_old_rdn,
+            new_parent: new_parent.as_deref().map(parse_dn).transpose()?,
+        },
+    })
 }
 
 /// A filter with its outer parentheses (LDAP tools accept `cn=x` for `(cn=x)`).

@@ -8,11 +8,14 @@
 
 use anyhow::{bail, Context, Result};
 use kauri_db::{Filter, Modification, ModifyOp};
-use kauri_ldap_client::proto::{controls as ctl, Control, ModOp, SearchScope};
+use kauri_ldap_client::proto::{
+    controls as ctl, AddRequest, Attribute, Control, ModOp, ModifyDnRequest, ModifyRequest,
+    ProtocolOp, SearchScope,
+};
 use kauri_ldap_client::{change, search_request, ConnectOptions, LdapClient, LdapUrl, TlsOptions};
 use kauri_ldap_proto::LdapResult;
 
-use super::target::{Attrs, Credentials, DomainNames, Found, OpResult, Refused, Scope, Target};
+use super::target::{Attrs, Credentials, DomainNames, Found, Op, OpResult, Refused, Scope, Target};
 
 /// Entries per page of a search.
 const PAGE: u32 = 1000;
@@ -175,6 +178,71 @@ fn merge_ranges(attrs: Vec<kauri_ldap_client::proto::Attribute>) -> (Attrs, Vec<
     (out, more)
 }
 
+/// The changes of a modify request.
+fn changes(mods: Vec<Modification>) -> Vec<kauri_ldap_client::proto::Change> {
+    mods.into_iter()
+        .map(|m| {
+            let op = match m.op {
+                ModifyOp::Add => ModOp::Add,
+                ModifyOp::Delete => ModOp::Delete,
+                ModifyOp::Replace => ModOp::Replace,
+                ModifyOp::Increment => ModOp::Increment,
+            };
+            change(op, &m.attr, &m.values)
+        })
+        .collect()
+}
+
+/// The tree-delete control when asked for.
+fn controls_for_delete(tree: bool) -> Vec<Control> {
+    if tree {
+        vec![Control {
+            oid: ctl::TREE_DELETE.to_string(),
+            critical: true,
+            value: None,
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A change as a request on the wire.
+fn request(op: Op) -> ProtocolOp {
+    match op {
+        Op::Add { dn, attrs } => ProtocolOp::AddRequest(AddRequest {
+            dn,
+            attributes: attrs
+                .into_iter()
+                .map(|(name, values)| Attribute { name, values })
+                .collect(),
+        }),
+        Op::Modify { dn, mods } => ProtocolOp::ModifyRequest(ModifyRequest {
+            dn,
+            changes: changes(mods),
+        }),
+        Op::Delete { dn, .. } => ProtocolOp::DelRequest(dn),
+        Op::Rename {
+            dn,
+            new_rdn,
+            delete_old_rdn,
+            new_parent,
+        } => ProtocolOp::ModifyDnRequest(ModifyDnRequest {
+            dn,
+            new_rdn,
+            delete_old_rdn,
+            new_superior: new_parent,
+        }),
+    }
+}
+
+/// A response as the result of the change it answers.
+fn answer(msg: kauri_ldap_client::proto::LdapMessage) -> OpResult {
+    match kauri_ldap_client::response_result(&msg.op) {
+        Some(r) => check(r.clone()),
+        None => Err(anyhow::anyhow!("unexpected response {:?}", msg.op)),
+    }
+}
+
 impl Target for RemoteTarget {
     fn domain(&self) -> &DomainNames {
         &self.names
@@ -263,44 +331,70 @@ impl Target for RemoteTarget {
     }
 
     fn modify(&mut self, dn: &str, mods: Vec<Modification>) -> OpResult {
-        let changes = mods
-            .into_iter()
-            .map(|m| {
-                let op = match m.op {
-                    ModifyOp::Add => ModOp::Add,
-                    ModifyOp::Delete => ModOp::Delete,
-                    ModifyOp::Replace => ModOp::Replace,
-                    ModifyOp::Increment => ModOp::Increment,
-                };
-                change(op, &m.attr, &m.values)
-            })
-            .collect();
         let r = self
             .rt
-            .block_on(self.client.modify(dn, changes, Vec::new()))?;
+            .block_on(self.client.modify(dn, changes(mods), Vec::new()))?;
         check(r)
     }
 
     fn delete(&mut self, dn: &str, tree: bool) -> OpResult {
-        let controls = if tree {
-            vec![Control {
-                oid: ctl::TREE_DELETE.to_string(),
-                critical: true,
-                value: None,
-            }]
-        } else {
-            Vec::new()
-        };
-        let r = self.rt.block_on(self.client.delete(dn, controls))?;
+        let r = self
+            .rt
+            .block_on(self.client.delete(dn, controls_for_delete(tree)))?;
         check(r)
     }
 
-    fn rename(&mut self, dn: &str, new_rdn: &str, new_parent: Option<&str>) -> OpResult {
-        let r =
-            self.rt.block_on(
-                self.client
-                    .modify_dn(dn, new_rdn, true, new_parent, Vec::new()),
-            )?;
+    fn rename_with(
+        &mut self,
+        dn: &str,
+        new_rdn: &str,
+        delete_old_rdn: bool,
+        new_parent: Option<&str>,
+    ) -> OpResult {
+        let r = self.rt.block_on(self.client.modify_dn(
+            dn,
+            new_rdn,
+            delete_old_rdn,
+            new_parent,
+            Vec::new(),
+        ))?;
         check(r)
+    }
+
+    /// Pipelined: up to 64 requests in flight, answered in order. With `stop_at_error`
+    /// the changes go one at a time instead, since the server would apply the ones
+    /// already sent after a failure.
+    fn apply_batch(&mut self, ops: Vec<Op>, stop_at_error: bool) -> Result<Vec<OpResult>> {
+        const WINDOW: usize = 64;
+        if stop_at_error {
+            let mut out = Vec::with_capacity(ops.len());
+            for op in ops {
+                let r = self.apply(op);
+                let failed = r.is_err();
+                out.push(r);
+                if failed {
+                    break;
+                }
+            }
+            return Ok(out);
+        }
+        let RemoteTarget { rt, client, .. } = self;
+        rt.block_on(async {
+            let mut out = Vec::with_capacity(ops.len());
+            let mut in_flight = std::collections::VecDeque::new();
+            for op in ops {
+                if in_flight.len() == WINDOW {
+                    if let Some(id) = in_flight.pop_front() {
+                        out.push(answer(client.recv(id).await?));
+                    }
+                }
+                let tree = matches!(op, Op::Delete { tree: true, .. });
+                in_flight.push_back(client.send(request(op), controls_for_delete(tree)).await?);
+            }
+            while let Some(id) = in_flight.pop_front() {
+                out.push(answer(client.recv(id).await?));
+            }
+            Ok(out)
+        })
     }
 }
