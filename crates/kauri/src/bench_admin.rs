@@ -406,6 +406,13 @@ fn run_in(o: &Options, dir: &Path) -> Result<Report> {
         format!("{} on disk", mib(size(&restored.join("db/data.mdb")))),
         secs,
     );
+    let quick = dir.join("restored-unchecked");
+    let args = [
+        "domain", "backup", "restore", "--backup-file", &archive, "--targetdir", &p(&quick),
+        "--newservername", "DC3", "--skip-check", "--json",
+    ];
+    let (_, secs) = timed(&args)?;
+    step("domain backup restore --skip-check", &args, String::new(), secs);
     say("re-indexing and checking");
     let args = ["reindex", "-H", &d, "--json"];
     let (out, secs) = timed(&args)?;
@@ -438,6 +445,18 @@ fn run_in(o: &Options, dir: &Path) -> Result<Report> {
         added.clone(),
     );
     std::thread::sleep(std::time::Duration::from_secs(2));
+    // The writers' pace alone, for comparison with their pace during the backups.
+    let quiet = Instant::now();
+    let before = added.load(Ordering::Relaxed);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let alone = added.load(Ordering::Relaxed) - before;
+    let secs = quiet.elapsed().as_secs_f64();
+    step(
+        "8 connections adding users, no backup running",
+        &[],
+        format!("{:.0} adds/s", alone as f64 / secs),
+        secs,
+    );
     let live = dir.join("live");
     let before = added.load(Ordering::Relaxed);
     let args = [
