@@ -104,6 +104,15 @@ impl Default for LmdbOptions {
     }
 }
 
+/// What one table holds, in entries and in pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableStat {
+    /// Key-value pairs.
+    pub entries: u64,
+    /// Pages (branch, leaf and overflow).
+    pub pages: u64,
+}
+
 /// A store in an LMDB environment: one named LMDB database per table.
 pub struct LmdbBackend {
     env: Env<WithoutTls>,
@@ -256,6 +265,26 @@ impl LmdbBackend {
             .copy_to_path(dest_dir.join("data.mdb"), option)
             .map_err(storage)?;
         Ok(())
+    }
+
+    /// Entries and pages of each table, and the pages of the file no table uses (free
+    /// pages LMDB reuses, plus its two meta pages and its catalogue), for `db stats`.
+    pub fn table_stats(&self) -> KvResult<(Vec<TableStat>, u64)> {
+        let _gate = self.gate.read_arc();
+        let txn = self.env.read_txn().map_err(storage)?;
+        let mut out = Vec::with_capacity(self.dbs.len());
+        let mut pages = 0u64;
+        for db in self.dbs.iter() {
+            let st = db.stat(&txn).map_err(storage)?;
+            let p = (st.branch_pages + st.leaf_pages + st.overflow_pages) as u64;
+            pages += p;
+            out.push(TableStat {
+                entries: st.entries as u64,
+                pages: p,
+            });
+        }
+        let used = self.used_bytes() as u64 / self.page_size.max(1) as u64;
+        Ok((out, used.saturating_sub(pages)))
     }
 
     /// Flushes committed data to disk; needed only for stores opened with `durable: false`.

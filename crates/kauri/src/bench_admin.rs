@@ -408,11 +408,25 @@ fn run_in(o: &Options, dir: &Path) -> Result<Report> {
     );
     let quick = dir.join("restored-unchecked");
     let args = [
-        "domain", "backup", "restore", "--backup-file", &archive, "--targetdir", &p(&quick),
-        "--newservername", "DC3", "--skip-check", "--json",
+        "domain",
+        "backup",
+        "restore",
+        "--backup-file",
+        &archive,
+        "--targetdir",
+        &p(&quick),
+        "--newservername",
+        "DC3",
+        "--skip-check",
+        "--json",
     ];
     let (_, secs) = timed(&args)?;
-    step("domain backup restore --skip-check", &args, String::new(), secs);
+    step(
+        "domain backup restore --skip-check",
+        &args,
+        String::new(),
+        secs,
+    );
     say("re-indexing and checking");
     let args = ["reindex", "-H", &d, "--json"];
     let (out, secs) = timed(&args)?;

@@ -155,14 +155,30 @@ pub fn check(dir: &Path, fix: bool, json: bool) -> Result<bool> {
     Ok(clean)
 }
 
-/// `kauri db stats`.
+/// `kauri db stats`: records, USN, and what each table and the file hold.
 pub fn stats(dir: &Path, json: bool) -> Result<()> {
     let db = open_existing(dir)?;
     let info = db.kv().info()?;
+    let (tables, free_pages) = db.kv().table_stats()?;
+    let page = info.used_bytes / (tables.iter().map(|t| t.pages).sum::<u64>() + free_pages).max(1);
     let r = db.read()?;
     let records = r.record_count()?;
     let usn = r.usn()?;
+    let named: Vec<(&str, &kauri_kv::lmdb::TableStat)> = kauri_db::db::TABLES
+        .iter()
+        .copied()
+        .zip(tables.iter())
+        .collect();
     if json {
+        let tables: serde_json::Map<String, serde_json::Value> = named
+            .iter()
+            .map(|(n, t)| {
+                (
+                    n.to_string(),
+                    serde_json::json!({"entries": t.entries, "bytes": t.pages * page}),
+                )
+            })
+            .collect();
         println!(
             "{}",
             serde_json::json!({
@@ -172,24 +188,31 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
                 "size_on_disk": info.size_on_disk,
                 "map_size": info.map_size,
                 "used_bytes": info.used_bytes,
+                "free_bytes": free_pages * page,
+                "tables": tables,
             })
         );
     } else {
+        let m = |b: u64| b as f64 / 1048576.0;
         println!("backend          {}", info.name);
         println!("records          {records}");
         println!("highest USN      {usn}");
+        println!("size on disk     {:.1} MiB", m(info.size_on_disk));
+        println!("pages in use     {:.1} MiB", m(info.used_bytes));
         println!(
-            "size on disk     {:.1} MiB",
-            info.size_on_disk as f64 / 1048576.0
+            "free pages       {:.1} MiB (reused before the file grows)",
+            m(free_pages * page)
         );
-        println!(
-            "pages in use     {:.1} MiB",
-            info.used_bytes as f64 / 1048576.0
-        );
-        println!(
-            "map size         {:.1} MiB",
-            info.map_size as f64 / 1048576.0
-        );
+        println!("map size         {:.1} MiB", m(info.map_size));
+        println!();
+        println!("table            entries      size");
+        for (name, t) in &named {
+            println!(
+                "{name:<12} {:>11}  {:>6.1} MiB",
+                t.entries,
+                m(t.pages * page)
+            );
+        }
     }
     Ok(())
 }
