@@ -158,6 +158,61 @@ impl CheckReport {
     }
 }
 
+/// What is wrong with one link key.
+enum LinkFault {
+    /// Not a link key at all.
+    Malformed,
+    /// It names an entry that does not exist.
+    MissingEntry,
+    /// The key of the other direction (given) is missing.
+    MissingOther([u8; 21]),
+}
+
+/// Every link key with what is wrong with it: what the check reports and the repair
+/// mends, found one way.
+fn link_faults<R: ReadTxn>(kv: &R) -> DbResult<Vec<(Vec<u8>, LinkFault)>> {
+    let mut out = Vec::new();
+    for item in kv.range(
+        T_LINKS,
+        Bound::Unbounded,
+        Bound::Unbounded,
+        Direction::Forward,
+    )? {
+        let (k, _) = item?;
+        let Some((kind, from, attr, to)) = split_link_key(k) else {
+            out.push((k.to_vec(), LinkFault::Malformed));
+            continue;
+        };
+        if !exists(kv, from)? || !exists(kv, to)? {
+            out.push((k.to_vec(), LinkFault::MissingEntry));
+            continue;
+        }
+        let other_kind = if kind == LINK_FORWARD {
+            LINK_BACK
+        } else {
+            LINK_FORWARD
+        };
+        let other = link_key(other_kind, to, attr, from);
+        if kv.get(T_LINKS, &other)?.is_none() {
+            out.push((k.to_vec(), LinkFault::MissingOther(other)));
+        }
+    }
+    Ok(out)
+}
+
+/// The highest USN a record's `uSNChanged` values hold.
+fn record_usn(rec: &RecordView<'_>, usn_attr: Option<u32>) -> u64 {
+    usn_attr
+        .and_then(|u| rec.attr(u))
+        .map(|a| {
+            a.values()
+                .filter_map(|v| std::str::from_utf8(v.raw).ok()?.parse::<u64>().ok())
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
+
 fn hex(k: &[u8]) -> String {
     k.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -197,37 +252,12 @@ impl<B: Backend> Db<B> {
         let kv = w.kv();
         let mut drop_keys: Vec<Vec<u8>> = Vec::new();
         let mut add_keys: Vec<[u8; 21]> = Vec::new();
-        for item in kv.range(
-            T_LINKS,
-            Bound::Unbounded,
-            Bound::Unbounded,
-            Direction::Forward,
-        )? {
-            let (k, _) = item?;
-            let Some((kind, from, attr, to)) = split_link_key(k) else {
-                drop_keys.push(k.to_vec());
-                continue;
-            };
-            if !exists(kv, from)? || !exists(kv, to)? {
-                drop_keys.push(k.to_vec());
-                continue;
-            }
-            let other = link_key(
-                if kind == LINK_FORWARD {
-                    LINK_BACK
-                } else {
-                    LINK_FORWARD
-                },
-                to,
-                attr,
-                from,
-            );
-            if kv.get(T_LINKS, &other)?.is_none() {
-                if kind == LINK_FORWARD {
-                    add_keys.push(other);
-                } else {
-                    drop_keys.push(k.to_vec());
+        for (key, fault) in link_faults(kv)? {
+            match fault {
+                LinkFault::MissingOther(other) if key.first() == Some(&LINK_FORWARD) => {
+                    add_keys.push(other)
                 }
+                _ => drop_keys.push(key),
             }
         }
         for k in &drop_keys {
@@ -242,15 +272,8 @@ impl<B: Backend> Db<B> {
         loop {
             let next = for_each_record(kv, last, 4096, |id, bytes| {
                 max_id = max_id.max(id);
-                if let Some(a) = usn_attr.and_then(|u| RecordView::parse(bytes).ok()?.attr(u)) {
-                    for v in a.values() {
-                        if let Some(n) = std::str::from_utf8(v.raw)
-                            .ok()
-                            .and_then(|t| t.parse::<u64>().ok())
-                        {
-                            max_usn = max_usn.max(n);
-                        }
-                    }
+                if let Ok(rec) = RecordView::parse(bytes) {
+                    max_usn = max_usn.max(record_usn(&rec, usn_attr));
                 }
                 Ok(())
             })?;
@@ -394,16 +417,7 @@ impl<B: Backend> Db<B> {
                             return Ok(());
                         }
                     };
-                if let Some(a) = usn_attr.and_then(|u| rec.attr(u)) {
-                    for v in a.values() {
-                        if let Some(n) = std::str::from_utf8(v.raw)
-                            .ok()
-                            .and_then(|s| s.parse::<u64>().ok())
-                        {
-                            max_usn = max_usn.max(n);
-                        }
-                    }
-                }
+                max_usn = max_usn.max(record_usn(&rec, usn_attr));
                 match hierarchy_of(&rec, max) {
                     Ok((tk, nv)) => {
                         tree.push((tk, id));
@@ -483,32 +497,16 @@ impl<B: Backend> Db<B> {
             }
         }
         // Links: both directions present, both ends existing.
-        for item in kv.range(
-            T_LINKS,
-            Bound::Unbounded,
-            Bound::Unbounded,
-            Direction::Forward,
-        )? {
-            let (k, _) = item?;
-            let broken = |reason: &str| Problem::BrokenLink {
-                key: hex(k),
+        for (key, fault) in link_faults(kv)? {
+            let reason = match fault {
+                LinkFault::Malformed => "malformed key",
+                LinkFault::MissingEntry => "names an entry that does not exist",
+                LinkFault::MissingOther(_) => "the other direction is missing",
+            };
+            report.add(Problem::BrokenLink {
+                key: hex(&key),
                 reason: reason.to_string(),
-            };
-            let Some((kind, from, attr, to)) = split_link_key(k) else {
-                report.add(broken("malformed key"));
-                continue;
-            };
-            let other = if kind == LINK_FORWARD {
-                LINK_BACK
-            } else {
-                LINK_FORWARD
-            };
-            if kv.get(T_LINKS, &link_key(other, to, attr, from))?.is_none() {
-                report.add(broken("the other direction is missing"));
-            }
-            if !exists(kv, from)? || !exists(kv, to)? {
-                report.add(broken("names an entry that does not exist"));
-            }
+            });
         }
         // Counters.
         let next_id = kv

@@ -18,6 +18,21 @@ fn s(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// A command's arguments with `--server` naming the served domain over LDAPS, bound as
+/// `who` (user, password) or as the Administrator.
+fn on_server(served: &Served, args: &[&str], who: Option<(&str, &str)>) -> Vec<String> {
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    all.push("--server".into());
+    all.push(served.ldaps());
+    match who {
+        Some((user, password)) => {
+            all.extend(["-U", user, "-w", password, "--cacert", &s(&served.ca)].map(String::from))
+        }
+        None => all.extend(served.as_admin(&served.ldaps()).into_iter().skip(2)),
+    }
+    all
+}
+
 /// The one archive a backup command wrote into `dir`.
 fn archive_in(dir: &Path) -> PathBuf {
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -147,20 +162,18 @@ fn backups_taken_while_a_client_writes_hold_a_prefix_and_restore_into_serving_dc
     // Online, pulled from the server over LDAPS as the Administrator.
     let before_online = acked.load(Ordering::SeqCst);
     let online_dir = dir.path().join("online");
-    let mut args: Vec<String> = [
-        "domain",
-        "backup",
-        "online",
-        "--targetdir",
-        &s(&online_dir),
-        "--json",
-        "--server",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
-    args.push(served.ldaps());
-    args.extend(served.as_admin(&served.ldaps()).into_iter().skip(2));
+    let args = on_server(
+        &served,
+        &[
+            "domain",
+            "backup",
+            "online",
+            "--targetdir",
+            &s(&online_dir),
+            "--json",
+        ],
+        None,
+    );
     let report = json(&ok(&args));
     let after_online = acked.load(Ordering::SeqCst);
     assert_eq!(report["kind"], "online");
@@ -273,22 +286,20 @@ fn a_renamed_backup_restores_a_lab_domain_without_secrets() {
     ok(&["group", "add-members", "Staff", "kiri", "-H", &d]);
     let served = serve(&data);
     let out_dir = dir.path().join("lab-backup");
-    let mut args: Vec<String> = [
-        "domain",
-        "backup",
-        "rename",
-        "LAB",
-        "LAB.EXAMPLE.ORG",
-        "--targetdir",
-        &s(&out_dir),
-        "--json",
-        "--server",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
-    args.push(served.ldaps());
-    args.extend(served.as_admin(&served.ldaps()).into_iter().skip(2));
+    let args = on_server(
+        &served,
+        &[
+            "domain",
+            "backup",
+            "rename",
+            "LAB",
+            "LAB.EXAMPLE.ORG",
+            "--targetdir",
+            &s(&out_dir),
+            "--json",
+        ],
+        None,
+    );
     let report = json(&ok(&args));
     assert_eq!(report["kind"], "rename");
     assert_eq!(report["secrets"], false);
@@ -480,28 +491,16 @@ fn online_backups_are_for_administrators_on_encrypted_connections() {
         &s(&data),
     ]);
     let served = serve(&data);
-    let mut args: Vec<String> = [
-        "domain",
-        "backup",
-        "online",
-        "--targetdir",
-        &s(&dir.path().join("b")),
-        "--server",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
-    args.push(served.ldaps());
-    args.extend(
-        [
-            "-U",
-            "SAMDOM\\kiri",
-            "-w",
-            "Koru.Passw0rd!",
-            "--cacert",
-            &s(&served.ca),
-        ]
-        .map(String::from),
+    let args = on_server(
+        &served,
+        &[
+            "domain",
+            "backup",
+            "online",
+            "--targetdir",
+            &s(&dir.path().join("b")),
+        ],
+        Some(("SAMDOM\\kiri", "Koru.Passw0rd!")),
     );
     let e = fails(&args);
     assert!(e.contains("LDAP result 50"), "{e}");

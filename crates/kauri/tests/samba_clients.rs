@@ -4,11 +4,13 @@
 //! nested inside another on one connection, modifies of every naming context's head), and
 //! `samba-tool` managing users, groups and computers over `ldap://`.
 
-use std::io::BufRead;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
+
+use common::{provision, serve, Served, PASSWORD};
 
 const ADMIN: &str = "CN=Administrator,CN=Users,DC=samdom,DC=example,DC=com";
-const PASSWORD: &str = "Torture.Passw0rd";
 const TESTS: [&str; 4] = [
     "ldap.schema",
     "ldap.sort",
@@ -16,72 +18,23 @@ const TESTS: [&str; 4] = [
     "ldap.uptodatevector",
 ];
 
-/// Kills the server when the test ends, even when it fails.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A provisioned domain served on free ports: its folder, the server, and the `host:port`
-/// of plain LDAP and of LDAPS.
-fn serve_domain() -> (tempfile::TempDir, KillOnDrop, String, String) {
+/// A provisioned domain served on free ports, and a Samba client configuration that
+/// trusts the server's own authority (its certificate names localhost): its folder, the
+/// server, and the `host:port` of plain LDAP and of LDAPS.
+fn serve_domain() -> (tempfile::TempDir, Served, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("domain");
-    let provision = Command::new(env!("CARGO_BIN_EXE_kauri"))
-        .args(["domain", "provision", "--realm", "SAMDOM.EXAMPLE.COM"])
-        .args(["--domain", "SAMDOM", "--adminpass", PASSWORD, "--json"])
-        .arg("--targetdir")
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert!(
-        provision.status.success(),
-        "{}",
-        String::from_utf8_lossy(&provision.stderr)
-    );
-    let mut server = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_kauri"))
-            .arg("serve")
-            .arg("--data")
-            .arg(&data)
-            .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let stderr = server.0.stderr.take().unwrap();
-    let mut lines = std::io::BufReader::new(stderr)
-        .lines()
-        .map_while(Result::ok);
-    let addr = lines
-        .by_ref()
-        .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))
-        .expect("the server's address");
-    let tls_addr = lines
-        .by_ref()
-        .find_map(|l| {
-            l.strip_prefix("kauri: serving ldaps://")
-                .map(str::to_string)
-        })
-        .expect("the server's LDAPS address");
-    // Keep draining what the server logs, so it never writes into a closed pipe.
-    std::thread::spawn(move || lines.for_each(drop));
+    let data = provision(dir.path(), "domain");
+    let server = serve(&data);
     let conf = dir.path().join("client.conf");
-    // The server's own authority vouches for it; the certificate names localhost.
-    let ca = data.join("tls").join("ca.pem");
     std::fs::write(
         &conf,
         format!(
             "[global]\n\tworkgroup = SAMDOM\n\trealm = SAMDOM.EXAMPLE.COM\n\ttls cafile = {}\n\ttls verify peer = ca_only\n",
-            ca.display()
+            server.ca.display()
         ),
     )
     .unwrap();
+    let (addr, tls_addr) = (server.addr.clone(), server.tls_addr.clone());
     (dir, server, addr, tls_addr)
 }
 

@@ -3,8 +3,8 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::names::{container, find, rdn_value, Kind};
-use super::output::{done, entry_json, print_entry, print_json, table};
+use super::names::{container, rdn_value, Kind};
+use super::output::{done, print_json, table};
 use super::target::{Scope, Target};
 use super::user::is_disabled;
 
@@ -91,23 +91,9 @@ pub fn run(t: &mut dyn Target, cmd: &ComputerCommand, json_out: bool) -> Result<
                 json!({"dn": dn, "sAMAccountName": format!("{host}$"), "dNSHostName": fqdn}),
             );
         }
-        ComputerCommand::Delete { name } => {
-            let f = find(t, Kind::Computer, name, &["sAMAccountName"])?;
-            t.delete(&f.dn, true)?;
-            done(
-                json_out,
-                &format!("Deleted computer {}", f.dn),
-                json!({"dn": f.dn}),
-            );
-        }
+        ComputerCommand::Delete { name } => super::delete(t, Kind::Computer, name, true, json_out)?,
         ComputerCommand::Show { name, attributes } => {
-            let attrs: Vec<&str> = attributes.iter().map(String::as_str).collect();
-            let f = find(t, Kind::Computer, name, &attrs)?;
-            if json_out {
-                print_json(&entry_json(&f));
-            } else {
-                print_entry(&f);
-            }
+            super::show(t, Kind::Computer, name, attributes, json_out)?
         }
         ComputerCommand::List { full_dn } => {
             let domain = t.domain().dn.clone();

@@ -3,8 +3,8 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::names::{container, find, rdn_value, Kind};
-use super::output::{done, entry_json, print_entry, print_json, table};
+use super::names::{container, rdn_value, Kind};
+use super::output::{done, print_json, table};
 use super::target::{Scope, Target};
 
 /// The contact commands.
@@ -100,23 +100,8 @@ pub fn run(t: &mut dyn Target, cmd: &ContactCommand, json_out: bool) -> Result<(
                 json!({"dn": dn}),
             );
         }
-        ContactCommand::Delete { name } => {
-            let f = find(t, Kind::Contact, name, &["cn"])?;
-            t.delete(&f.dn, false)?;
-            done(
-                json_out,
-                &format!("Deleted contact {}", f.dn),
-                json!({"dn": f.dn}),
-            );
-        }
-        ContactCommand::Show { name } => {
-            let f = find(t, Kind::Contact, name, &[])?;
-            if json_out {
-                print_json(&entry_json(&f));
-            } else {
-                print_entry(&f);
-            }
-        }
+        ContactCommand::Delete { name } => super::delete(t, Kind::Contact, name, false, json_out)?,
+        ContactCommand::Show { name } => super::show(t, Kind::Contact, name, &[], json_out)?,
         ContactCommand::List { full_dn } => {
             let domain = t.domain().dn.clone();
             let mut list = t.search_all(

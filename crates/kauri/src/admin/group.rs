@@ -7,8 +7,8 @@ use kauri_domain::directory::principal::parse_u32_bits;
 use kauri_domain::directory::stats::summarize;
 use serde_json::json;
 
-use super::names::{self, container, escape, find, rdn_value, Kind};
-use super::output::{done, entry_json, print_entry, print_json, table};
+use super::names::{container, escape, find, rdn_value, Kind};
+use super::output::{done, print_json, table};
 use super::target::{Found, Scope, Target};
 
 /// `groupType` bits (MS-ADTS 2.2.12).
@@ -218,25 +218,9 @@ pub fn run(t: &mut dyn Target, cmd: &GroupCommand, json_out: bool) -> Result<()>
             );
             Ok(())
         }
-        GroupCommand::Delete { name } => {
-            let f = find(t, Kind::Group, name, &["sAMAccountName"])?;
-            t.delete(&f.dn, false)?;
-            done(
-                json_out,
-                &format!("Deleted group {}", f.dn),
-                json!({"dn": f.dn}),
-            );
-            Ok(())
-        }
+        GroupCommand::Delete { name } => super::delete(t, Kind::Group, name, false, json_out),
         GroupCommand::Show { name, attributes } => {
-            let attrs: Vec<&str> = attributes.iter().map(String::as_str).collect();
-            let f = find(t, Kind::Group, name, &attrs)?;
-            if json_out {
-                print_json(&entry_json(&f));
-            } else {
-                print_entry(&f);
-            }
-            Ok(())
+            super::show(t, Kind::Group, name, attributes, json_out)
         }
         GroupCommand::List { verbose, full_dn } => {
             let domain = t.domain().dn.clone();
@@ -354,20 +338,7 @@ pub fn run(t: &mut dyn Target, cmd: &GroupCommand, json_out: bool) -> Result<()>
             Ok(())
         }
         GroupCommand::Move { group, new_parent } => {
-            let g = find(t, Kind::Group, group, &["sAMAccountName"])?;
-            let parent = names::in_domain(t, new_parent);
-            let rdn =
-                g.dn.split_once(',')
-                    .map_or(g.dn.as_str(), |(r, _)| r)
-                    .to_string();
-            t.rename(&g.dn, &rdn, Some(&parent))?;
-            let new_dn = format!("{rdn},{parent}");
-            done(
-                json_out,
-                &format!("Moved {} to {new_dn}", g.dn),
-                json!({"dn": g.dn, "new_dn": new_dn}),
-            );
-            Ok(())
+            super::move_to(t, Kind::Group, group, new_parent, json_out)
         }
         GroupCommand::Stats { top } => stats(t, *top, json_out),
     }

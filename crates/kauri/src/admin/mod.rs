@@ -19,6 +19,68 @@ pub mod user;
 
 pub use target::TargetArgs;
 
+use anyhow::Result;
+use serde_json::json;
+
+use names::{find, in_domain, Kind};
+use target::Target;
+
+/// `… show NAME`: an object's attributes (all, or those asked for), as a record or JSON.
+pub fn show(
+    t: &mut dyn Target,
+    kind: Kind,
+    name: &str,
+    attrs: &[String],
+    json_out: bool,
+) -> Result<()> {
+    let attrs: Vec<&str> = attrs.iter().map(String::as_str).collect();
+    let f = find(t, kind, name, &attrs)?;
+    if json_out {
+        output::print_json(&output::entry_json(&f));
+    } else {
+        output::print_entry(&f);
+    }
+    Ok(())
+}
+
+/// `… delete NAME`: the object becomes a tombstone (with `tree`, its subtree too).
+pub fn delete(
+    t: &mut dyn Target,
+    kind: Kind,
+    name: &str,
+    tree: bool,
+    json_out: bool,
+) -> Result<()> {
+    let f = find(t, kind, name, &["objectClass"])?;
+    t.delete(&f.dn, tree)?;
+    output::done(json_out, &format!("Deleted {}", f.dn), json!({"dn": f.dn}));
+    Ok(())
+}
+
+/// `… move NAME NEW_PARENT`: the object, with its subtree, below another OU or container.
+pub fn move_to(
+    t: &mut dyn Target,
+    kind: Kind,
+    name: &str,
+    new_parent: &str,
+    json_out: bool,
+) -> Result<()> {
+    let f = find(t, kind, name, &["objectClass"])?;
+    let parent = in_domain(t, new_parent);
+    let rdn =
+        f.dn.split_once(',')
+            .map_or(f.dn.as_str(), |(r, _)| r)
+            .to_string();
+    t.rename(&f.dn, &rdn, Some(&parent))?;
+    let new_dn = format!("{rdn},{parent}");
+    output::done(
+        json_out,
+        &format!("Moved {} to {new_dn}", f.dn),
+        json!({"dn": f.dn, "new_dn": new_dn}),
+    );
+    Ok(())
+}
+
 /// `userAccountControl` bits the commands set and read (MS-ADTS 2.2.16).
 pub mod uac {
     /// The account is disabled.

@@ -91,15 +91,7 @@ pub fn run(t: &mut dyn Target, cmd: &OuCommand, json_out: bool) -> Result<()> {
         OuCommand::Delete {
             dn,
             force_subtree_delete,
-        } => {
-            let f = find(t, Kind::Ou, dn, &["ou"])?;
-            t.delete(&f.dn, *force_subtree_delete)?;
-            done(
-                json_out,
-                &format!("Deleted OU {}", f.dn),
-                json!({"dn": f.dn}),
-            );
-        }
+        } => super::delete(t, Kind::Ou, dn, *force_subtree_delete, json_out)?,
         OuCommand::List { full_dn } => {
             let mut ous = t.search_all(
                 &domain,
@@ -128,19 +120,7 @@ pub fn run(t: &mut dyn Target, cmd: &OuCommand, json_out: bool) -> Result<()> {
             }
         }
         OuCommand::Move { dn, new_parent } => {
-            let f = find(t, Kind::Ou, dn, &["ou"])?;
-            let parent = in_domain(t, new_parent);
-            let rdn =
-                f.dn.split_once(',')
-                    .map_or(f.dn.as_str(), |(r, _)| r)
-                    .to_string();
-            t.rename(&f.dn, &rdn, Some(&parent))?;
-            let new_dn = format!("{rdn},{parent}");
-            done(
-                json_out,
-                &format!("Moved {} to {new_dn}", f.dn),
-                json!({"dn": f.dn, "new_dn": new_dn}),
-            );
+            super::move_to(t, Kind::Ou, dn, new_parent, json_out)?
         }
         OuCommand::Rename { dn, new_name } => {
             let f = find(t, Kind::Ou, dn, &["ou"])?;

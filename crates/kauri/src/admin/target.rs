@@ -119,50 +119,12 @@ impl Found {
 
 /// An operation the directory refused: its LDAP result code and message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message} (LDAP result {code}, {})", result_name(*.code))]
+#[error("{message} (LDAP result {code}, {})", kauri_ldap_client::code_name(kauri_ldap_proto::ResultCode(*.code)))]
 pub struct Refused {
     /// The LDAP result code.
     pub code: u32,
     /// The directory's diagnostic message.
     pub message: String,
-}
-
-/// RFC 4511's name of a result code.
-pub fn result_name(code: u32) -> &'static str {
-    match code {
-        0 => "success",
-        1 => "operationsError",
-        2 => "protocolError",
-        3 => "timeLimitExceeded",
-        4 => "sizeLimitExceeded",
-        7 => "authMethodNotSupported",
-        8 => "strongerAuthRequired",
-        11 => "adminLimitExceeded",
-        12 => "unavailableCriticalExtension",
-        13 => "confidentialityRequired",
-        16 => "noSuchAttribute",
-        17 => "undefinedAttributeType",
-        18 => "inappropriateMatching",
-        19 => "constraintViolation",
-        20 => "attributeOrValueExists",
-        21 => "invalidAttributeSyntax",
-        32 => "noSuchObject",
-        34 => "invalidDNSyntax",
-        48 => "inappropriateAuthentication",
-        49 => "invalidCredentials",
-        50 => "insufficientAccessRights",
-        51 => "busy",
-        52 => "unavailable",
-        53 => "unwillingToPerform",
-        64 => "namingViolation",
-        65 => "objectClassViolation",
-        66 => "notAllowedOnNonLeaf",
-        67 => "notAllowedOnRDN",
-        68 => "entryAlreadyExists",
-        69 => "objectClassModsProhibited",
-        80 => "other",
-        _ => "unknown",
-    }
 }
 
 /// What a refused or failed operation returns.

@@ -7,7 +7,7 @@ use kauri_domain::password::{ad_time_from_unix, encode_unicode_pwd, generate_pas
 use serde_json::json;
 
 use super::names::{self, container, find, rdn_value, Kind};
-use super::output::{done, entry_json, print_entry, print_json, table};
+use super::output::{done, print_json, table};
 use super::target::{Found, Scope, Target};
 use super::uac;
 
@@ -230,25 +230,9 @@ fn date_secs(date: &str) -> Result<i64> {
 pub fn run(t: &mut dyn Target, cmd: &UserCommand, json_out: bool) -> Result<()> {
     match cmd {
         UserCommand::Add(a) => add(t, a, json_out),
-        UserCommand::Delete { name } => {
-            let f = find(t, Kind::User, name, &["sAMAccountName"])?;
-            t.delete(&f.dn, false)?;
-            done(
-                json_out,
-                &format!("Deleted user {}", f.dn),
-                json!({"dn": f.dn}),
-            );
-            Ok(())
-        }
+        UserCommand::Delete { name } => super::delete(t, Kind::User, name, false, json_out),
         UserCommand::Show { name, attributes } => {
-            let attrs: Vec<&str> = attributes.iter().map(String::as_str).collect();
-            let f = find(t, Kind::User, name, &attrs)?;
-            if json_out {
-                print_json(&entry_json(&f));
-            } else {
-                print_entry(&f);
-            }
-            Ok(())
+            super::show(t, Kind::User, name, attributes, json_out)
         }
         UserCommand::List { ou, full_dn } => {
             let base = match ou {
@@ -341,20 +325,7 @@ pub fn run(t: &mut dyn Target, cmd: &UserCommand, json_out: bool) -> Result<()> 
             Ok(())
         }
         UserCommand::Move { name, new_parent } => {
-            let f = find(t, Kind::User, name, &["sAMAccountName"])?;
-            let parent = names::in_domain(t, new_parent);
-            let rdn =
-                f.dn.split_once(',')
-                    .map_or(f.dn.as_str(), |(r, _)| r)
-                    .to_string();
-            t.rename(&f.dn, &rdn, Some(&parent))?;
-            let new_dn = format!("{rdn},{parent}");
-            done(
-                json_out,
-                &format!("Moved {} to {new_dn}", f.dn),
-                json!({"dn": f.dn, "new_dn": new_dn}),
-            );
-            Ok(())
+            super::move_to(t, Kind::User, name, new_parent, json_out)
         }
         UserCommand::SetExpiry {
             name,
