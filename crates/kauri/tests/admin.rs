@@ -303,5 +303,16 @@ fn remote_targets_refuse_what_they_cannot_trust_or_authenticate() {
     assert!(e.contains("ldap://"), "{e}");
     let e = fails(&["user", "list", "-H", "/nonexistent/folder"]);
     assert!(e.contains("not a domain's data folder"), "{e}");
-    let _ = PASSWORD;
+    // samba-tool's NAME%PASSWORD form of -U.
+    let ldaps = served.ldaps();
+    let user = format!("SAMDOM\\Administrator%{PASSWORD}");
+    let ca = served.ca.display().to_string();
+    let listed = json(&ok(&[
+        "user", "list", "--json", "-H", &ldaps, "-U", &user, "--cacert", &ca,
+    ]));
+    assert!(listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u["sAMAccountName"] == "Administrator"));
 }

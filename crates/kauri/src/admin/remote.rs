@@ -70,13 +70,12 @@ pub async fn connect(url: &str, creds: &Credentials) -> Result<LdapClient> {
             .await
             .with_context(|| format!("StartTLS with {url} (use ldaps:// or a CA with --cacert)"))?;
     }
-    match (&creds.username, &parsed) {
+    match (creds.account()?, &parsed) {
         (None, LdapUrl::Ldapi { .. }) => check(client.sasl_external().await?)
             .context("binding with SASL EXTERNAL on the local socket")?,
         (None, _) => bail!("give the account to bind as with -U (a DN, a UPN or DOMAIN\\name)"),
-        (Some(user), _) => {
-            let password = creds.password()?;
-            check(client.simple_bind(user, password.as_bytes()).await?)
+        (Some((user, password)), _) => {
+            check(client.simple_bind(&user, password.as_bytes()).await?)
                 .with_context(|| format!("binding to {url} as {user}"))?;
         }
     }

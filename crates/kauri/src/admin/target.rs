@@ -21,7 +21,8 @@ pub struct TargetArgs {
 /// Who to bind as on a server, and how to trust it.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Credentials {
-    /// The account to bind as: a DN, a UPN (name@realm) or DOMAIN\name.
+    /// The account to bind as: a DN, a UPN (name@realm) or DOMAIN\name; `NAME%PASSWORD`
+    /// gives the password too, as samba-tool takes it.
     #[arg(short = 'U', long = "username", global = true)]
     pub username: Option<String>,
     /// Its password (prefer --bind-password-file or the prompt: arguments are visible to
@@ -41,8 +42,22 @@ pub struct Credentials {
 }
 
 impl Credentials {
+    /// The account and its password: given, after `%` in `-U`, from the file, or asked
+    /// for on the terminal. `None` when no account was given.
+    pub fn account(&self) -> Result<Option<(String, String)>> {
+        let Some(user) = &self.username else {
+            return Ok(None);
+        };
+        if self.bind_password.is_none() && self.bind_password_file.is_none() {
+            if let Some((name, password)) = user.split_once('%') {
+                return Ok(Some((name.to_string(), password.to_string())));
+            }
+        }
+        Ok(Some((user.clone(), self.password()?)))
+    }
+
     /// The password: given, from the file, or asked for on the terminal.
-    pub fn password(&self) -> Result<String> {
+    fn password(&self) -> Result<String> {
         if let Some(p) = &self.bind_password {
             return Ok(p.clone());
         }
