@@ -349,6 +349,37 @@ fn a_renamed_backup_restores_a_lab_domain_without_secrets() {
     assert_eq!(check["clean"], true, "{check}");
     // The production domain is untouched.
     assert!(whoami(&served.ldap(), "SAMDOM\\kiri", "Koru.Passw0rd!").is_ok());
+    // The same from the data folder, while it is served; a rename to the same names is
+    // refused.
+    let local_dir = dir.path().join("lab2-backup");
+    let report = json(&ok(&[
+        "domain",
+        "backup",
+        "rename",
+        "LAB2",
+        "lab2.example.net",
+        "-H",
+        &d,
+        "--targetdir",
+        &s(&local_dir),
+        "--json",
+    ]));
+    assert_eq!(report["realm"], "LAB2.EXAMPLE.NET");
+    let (lab2, _) = restore(&archive_in(&local_dir), dir.path(), "lab2", &[]);
+    let kiri = json(&ok(&["user", "show", "kiri", "-H", &s(&lab2), "--json"]));
+    assert_eq!(kiri["dn"], "CN=kiri,CN=Users,DC=lab2,DC=example,DC=net");
+    let e = fails(&[
+        "domain",
+        "backup",
+        "rename",
+        "SAMDOM",
+        "samdom.example.com",
+        "-H",
+        &d,
+        "--targetdir",
+        &s(&dir.path().join("same")),
+    ]);
+    assert!(e.contains("current realm"), "{e}");
 }
 
 /// The DNs of the entries that hold sealed password material, read from the database.
