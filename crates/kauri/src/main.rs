@@ -383,7 +383,29 @@ fn check_or_exit(data: &std::path::Path, fix: bool, json: bool) -> Result<()> {
 }
 
 fn main() {
+    // Output piped into `head` and the like ends quietly when the reader goes, as other
+    // Unix tools do. (SIGPIPE stays ignored: the server and the LDAP client must see a
+    // closed socket as an error, not die of it.)
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     if let Err(e) = run() {
+        let closed_pipe = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if closed_pipe {
+            std::process::exit(141);
+        }
         // The chain of causes on one line; a refusal ends with its LDAP result code.
         eprintln!("kauri: {e:#}");
         std::process::exit(1);
