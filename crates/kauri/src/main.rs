@@ -399,10 +399,11 @@ fn main() {
         default_hook(info);
     }));
     if let Err(e) = run() {
-        let closed_pipe = e.chain().any(|c| {
-            c.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-        });
+        // Only a bare I/O error: output written to a closed pipe. The network's errors
+        // reach here wrapped in the client's error type, and are reported.
+        let closed_pipe = e
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe);
         if closed_pipe {
             std::process::exit(141);
         }
