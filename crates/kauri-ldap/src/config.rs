@@ -26,6 +26,10 @@ pub struct ServerConfig {
     /// Refuse simple binds with a password on connections that are not encrypted
     /// (strongerAuthRequired), like AD's and Samba's "require strong auth".
     pub require_strong_auth: bool,
+    /// Accept password sets and changes (unicodePwd, userPassword, password modify) on
+    /// connections that are not encrypted, as Samba does. AD refuses them (unwillingToPerform),
+    /// and so does Kauri by default; test labs and Samba's own test suites turn this on.
+    pub plain_ldap_passwords: bool,
     /// Whether anonymous clients may search below the root DSE.
     pub anonymous_read: bool,
     /// The administrator's DN (may read and write everything).
@@ -74,6 +78,7 @@ impl Default for ServerConfig {
             tls_cert: PathBuf::new(),
             tls_key: PathBuf::new(),
             require_strong_auth: false,
+            plain_ldap_passwords: false,
             anonymous_read: false,
             admin_dn: "cn=admin,dc=samdom,dc=example,dc=com".into(),
             admin_password: String::new(),

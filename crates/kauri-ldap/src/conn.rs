@@ -370,6 +370,12 @@ const SEARCH_CONTROLS: &[&str] = &[
 ];
 
 impl Conn {
+    /// Whether passwords may travel on this connection: encrypted ones, and plain ones
+    /// when the server is configured to accept them there (Samba's behaviour).
+    fn passwords_allowed(&self) -> bool {
+        self.encrypted || self.ctx.cfg.plain_ldap_passwords
+    }
+
     /// Queues a response decided on the connection's own task; the loop writes it right
     /// after the dispatch, without a hop through the response channel.
     fn reply(&mut self, bytes: Vec<u8>) {
@@ -942,7 +948,7 @@ impl Conn {
         let queued = checked.map(|change| {
             self.ctx.writer.enqueue(Request {
                 caller: self.caller(),
-                encrypted: self.encrypted,
+                encrypted: self.passwords_allowed(),
                 change,
             })
         });
@@ -1134,7 +1140,7 @@ impl Conn {
         };
         let request = Request {
             caller: self.caller(),
-            encrypted: self.encrypted,
+            encrypted: self.passwords_allowed(),
             change: Change::Modify {
                 dn,
                 mods,
