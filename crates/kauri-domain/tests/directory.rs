@@ -358,6 +358,8 @@ fn account_control_and_groups() {
         text(&dir, &bob, "sAMAccountType").as_deref(),
         Some("805306369")
     );
+    // A workstation account moves from Domain Users to Domain Computers, as in AD.
+    assert_eq!(text(&dir, &bob, "primaryGroupID").as_deref(), Some("515"));
     assert_eq!(
         modify(
             &dir,
@@ -413,7 +415,7 @@ fn account_control_and_groups() {
         ),
         Err(19)
     );
-    // Bob's token: g1, u (through g1), Domain Users (primary group).
+    // Bob's token: g1, u (through g1), Domain Computers (primary group).
     let r = dir.db().read().unwrap();
     let info = dir.domain().unwrap();
     let token: Vec<u64> = token_groups(&r, &info, id_of(&dir, &bob))
@@ -423,7 +425,10 @@ fn account_control_and_groups() {
         .collect();
     assert!(token.contains(&id_of(&dir, &g("g1"))));
     assert!(token.contains(&id_of(&dir, &g("u"))));
-    assert!(token.contains(&id_of(&dir, &format!("CN=Domain Users,CN=Users,{DOMAIN}"))));
+    assert!(token.contains(&id_of(
+        &dir,
+        &format!("CN=Domain Computers,CN=Users,{DOMAIN}")
+    )));
     assert!(!token.contains(&id_of(&dir, &g("g2"))));
     drop(r);
     // The primary group must be a group the account belongs to.

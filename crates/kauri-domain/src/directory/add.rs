@@ -10,7 +10,6 @@ use kauri_kv::Backend;
 
 use super::access::Access;
 use super::classes::{ClassSet, SchemaSnapshot};
-use super::credentials::SECRETS_ATTR as SECRETS;
 use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
 use super::view::View;
@@ -160,6 +159,42 @@ pub fn writable_on_add(schema: &Schema, name: &str) -> bool {
         && check_writable(def, false, true).is_ok()
 }
 
+/// What a server-maintained attribute given on an add means.
+enum Initial {
+    /// Not one AD accepts on add: the usual write checks apply.
+    NotInitial,
+    /// Accepted and replaced by the server's own value.
+    Ignored,
+    /// Accepted, stored as this value.
+    Value(String),
+}
+
+/// The server-maintained attributes AD accepts on an add, with the initial value it
+/// would set anyway: the change stamps (replaced by the server's), `isDeleted` FALSE,
+/// and `pwdLastSet` 0 (must change) or -1 (now); any other `pwdLastSet` is refused.
+fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
+    let lower = name.to_ascii_lowercase();
+    let text = |v: &Vec<u8>| String::from_utf8_lossy(v).trim().to_string();
+    match lower.as_str() {
+        "usncreated" | "usnchanged" | "whencreated" | "whenchanged" => Ok(Initial::Ignored),
+        "isdeleted" if values.iter().all(|v| text(v).eq_ignore_ascii_case("FALSE")) => {
+            Ok(Initial::Ignored)
+        }
+        "pwdlastset" => match values.first().map(text).as_deref() {
+            Some("0") if values.len() == 1 => Ok(Initial::Ignored),
+            Some("-1") if values.len() == 1 => {
+                Ok(Initial::Value(crate::password::ad_time_now().to_string()))
+            }
+            _ => Err(DirError::Other(
+                "00000057: SvcErr: problem 5003 (WILL_NOT_PERFORM): pwdLastSet may only be \
+                 set to 0 (change at next logon) or -1 (now)"
+                    .into(),
+            )),
+        },
+        _ => Ok(Initial::NotInitial),
+    }
+}
+
 /// Refuses attributes the caller may not write.
 pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> DirResult<()> {
     let lower = def.ldap_name.to_ascii_lowercase();
@@ -261,6 +296,16 @@ impl<B: Backend> Directory<B> {
         let mut attrs = Attrs::new();
         for (name, values) in entry.attrs {
             let def = attribute_def(schema, &name)?;
+            if !system {
+                match initial_value(&def.ldap_name, &values)? {
+                    Initial::Ignored => continue,
+                    Initial::Value(v) => {
+                        attrs.push(&def.ldap_name, vec![v.into_bytes()]);
+                        continue;
+                    }
+                    Initial::NotInitial => {}
+                }
+            }
             check_writable(
                 def,
                 system || (schema_object && !is_server_owned(def)),
@@ -378,14 +423,6 @@ impl<B: Backend> Directory<B> {
         }
         // Passwords become stored secrets.
         self.take_new_password(w, req, &mut attrs, &guid)?;
-        if !system && set.is("user") {
-            let uac = attrs
-                .get("userAccountControl")
-                .and_then(|v| v.first())
-                .and_then(|v| principal::parse_u32_bits(v))
-                .unwrap_or(0);
-            principal::check_enabled_has_password(uac, attrs.get(SECRETS).is_some())?;
-        }
         // What the classes allow.
         for m in &set.must {
             if m == "ntsecuritydescriptor" {
@@ -567,24 +604,54 @@ impl<B: Backend> Directory<B> {
                 })
                 .transpose()?;
             let computer = set.is("computer");
-            let default = if computer {
-                principal::uac::WORKSTATION_TRUST_ACCOUNT | principal::uac::PASSWD_NOTREQD
+            let account = if computer {
+                principal::uac::WORKSTATION_TRUST_ACCOUNT
             } else {
                 principal::uac::NORMAL_ACCOUNT
-                    | principal::uac::ACCOUNTDISABLE
-                    | principal::uac::PASSWD_NOTREQD
             };
-            let bits = principal::normalize_uac(given.unwrap_or(default))?;
+            let default = account | principal::uac::ACCOUNTDISABLE | principal::uac::PASSWD_NOTREQD;
+            let bits = principal::normalize_uac(
+                given.unwrap_or(default),
+                computer,
+                system,
+                existing.is_none(),
+            )?;
             attrs.set_text("userAccountControl", &bits.to_string());
+            if let Some(critical) = principal::critical_for_uac(bits) {
+                if given.is_some() || existing.is_none() {
+                    attrs.set_text("isCriticalSystemObject", critical);
+                }
+            }
             attrs.set_text(
                 "sAMAccountType",
                 &principal::user_account_type(bits).to_string(),
             );
-            if attrs.get("primaryGroupID").is_none() && existing.is_none() {
-                attrs.set_text(
-                    "primaryGroupID",
-                    &principal::default_primary_group(bits).to_string(),
-                );
+            if existing.is_none() {
+                let default_group = principal::default_primary_group(bits).to_string();
+                match attrs.text("primaryGroupID") {
+                    // A new account is a member of no group but its default one.
+                    Some(given) if !system && given.trim() != default_group => {
+                        return Err(DirError::UnwillingToPerform(format!(
+                            "0000052C: SvcErr: problem 5003 (WILL_NOT_PERFORM): primaryGroupID \
+                             {given}: a new account can only have its default primary group \
+                             ({default_group})"
+                        )))
+                    }
+                    Some(_) => {}
+                    None => attrs.set_text("primaryGroupID", &default_group),
+                }
+            } else if let (Some(id), Some(_)) = (existing, given) {
+                // A new account type moves the account from its old type's default
+                // primary group to the new one's.
+                let before = w.int(id, "userAccountControl")?.map(|v| v as u32);
+                let group = w.int(id, "primaryGroupID")?;
+                if let (Some(before), Some(group)) = (before, group) {
+                    let old_default = principal::default_primary_group(before);
+                    let new_default = principal::default_primary_group(bits);
+                    if group == i64::from(old_default) && new_default != old_default {
+                        attrs.set_text("primaryGroupID", &new_default.to_string());
+                    }
+                }
             }
             if existing.is_none() {
                 for (a, v) in [

@@ -16,6 +16,7 @@ use super::info::DomainInfo;
 use super::view::View;
 use super::{is_tombstone, may_live_below, no_such_object, now_secs, Directory, Request};
 use crate::schema::FPRESERVEONDELETE;
+use crate::sid::Sid;
 
 /// `systemFlags` bit: the object cannot be deleted.
 const FLAG_DISALLOW_DELETE: u32 = 0x8000_0000;
@@ -94,6 +95,9 @@ impl<B: Backend> Directory<B> {
         if !req.caller.is_system() && is_tombstone(w, id) {
             return Err(no_such_object(dn));
         }
+        if !req.caller.is_system() {
+            self.check_deletable(w, &domain, id, dn)?;
+        }
         if !tree && w.has_children(id)? {
             return Err(DirError::Db(kauri_db::DbError::NotAllowedOnNonLeaf(
                 format!(
@@ -109,9 +113,87 @@ impl<B: Backend> Directory<B> {
             order.extend(w.children(cur)?);
             i += 1;
         }
+        if tree && !req.caller.is_system() {
+            for &victim in &order {
+                if w.text(victim, "isCriticalSystemObject")?
+                    .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
+                {
+                    return Err(DirError::UnwillingToPerform(format!(
+                        "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
+                         system object and cannot be removed by a tree delete",
+                        w.dn_of(victim)?
+                    )));
+                }
+            }
+        }
         let snap = self.schema();
         for &victim in order.iter().rev() {
             self.tombstone(w, &snap, &domain, victim, req.caller.is_system())?;
+        }
+        Ok(())
+    }
+
+    /// What AD never lets a client delete (MS-ADTS 3.1.1.5.5.3): this DC's NTDS Settings
+    /// and RID Set, the cross-references of the domain, configuration and schema, objects
+    /// whose systemFlags forbid it, naming-context heads, and the domain's well-known
+    /// principals (RID below 1000).
+    fn check_deletable(
+        &self,
+        w: &DbWrite<'_, B>,
+        domain: &DomainInfo,
+        id: u64,
+        dn: &Dn,
+    ) -> DirResult<()> {
+        let refuse = |why: &str| {
+            Err(DirError::UnwillingToPerform(format!(
+                "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} {why}"
+            )))
+        };
+        if domain.ntds_settings.as_ref() == Some(dn) {
+            return refuse("is this domain controller's NTDS Settings object");
+        }
+        if let Some(computer) = &domain.dc_computer {
+            if let Some(cid) = w.id_of(computer)? {
+                let rid_set = w.text(cid, "rIDSetReferences")?;
+                if rid_set.is_some_and(|r| Dn::parse(&r).is_ok_and(|r| r == *dn)) {
+                    return refuse("is this domain controller's RID Set");
+                }
+            }
+        }
+        let classes = w.values(id, "objectClass")?;
+        if classes.iter().any(|c| c.eq_ignore_ascii_case(b"crossRef")) {
+            let nc = w.text(id, "nCName")?.and_then(|t| Dn::parse(&t).ok());
+            if let Some(nc) = nc {
+                if nc == domain.schema_dn {
+                    return refuse("is the schema's cross-reference");
+                }
+                if nc == domain.domain_dn || nc == domain.config_dn {
+                    return Err(DirError::NotAllowedOnNonLeaf(format!(
+                        "00002015: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is the \
+                         cross-reference of a naming context this domain controller holds"
+                    )));
+                }
+            }
+        }
+        let flags = w.int(id, "systemFlags")?.map(|f| f as u32).unwrap_or(0);
+        let is_head = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn].contains(&dn);
+        if flags & FLAG_DISALLOW_DELETE != 0 || is_head {
+            return refuse("is a system object that cannot be deleted");
+        }
+        let sid = w
+            .values(id, "objectSid")?
+            .into_iter()
+            .next()
+            .and_then(|b| Sid::from_bytes(&b).ok());
+        if let Some(sid) = sid {
+            let well_known =
+                sid.domain().as_ref() == Some(&domain.sid) && sid.rid().is_some_and(|r| r < 1000);
+            if well_known {
+                return Err(DirError::Other(format!(
+                    "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a well-known \
+                     security principal of the domain and cannot be deleted"
+                )));
+            }
         }
         Ok(())
     }

@@ -45,6 +45,12 @@ pub enum DirError {
     /// A value to add is present (20).
     #[error("{0}")]
     AttributeOrValueExists(String),
+    /// The operation needs a leaf, or would orphan what depends on the object (66).
+    #[error("{0}")]
+    NotAllowedOnNonLeaf(String),
+    /// AD's catch-all refusal, e.g. deleting a well-known principal (80).
+    #[error("{0}")]
+    Other(String),
     /// A password change gave the wrong old password (19); it counts as a bad password
     /// for the account's lockout.
     #[error("{message}")]
@@ -73,6 +79,8 @@ impl DirError {
             DirError::ObjectClassModsProhibited(_) => 69,
             DirError::NoSuchAttribute(_) => 16,
             DirError::AttributeOrValueExists(_) => 20,
+            DirError::NotAllowedOnNonLeaf(_) => 66,
+            DirError::Other(_) => 80,
             DirError::WrongPassword { .. } => 19,
         }
     }

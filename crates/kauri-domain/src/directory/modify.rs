@@ -19,7 +19,6 @@ use super::error::{DirError, DirResult};
 use super::principal::{self, Scope};
 use super::view::View;
 use super::{is_tombstone, no_such_object, now_secs, Directory, Request};
-use crate::password::ad_time_from_unix;
 
 impl<B: Backend> Directory<B> {
     /// Applies a modify request (see the module docs).
@@ -68,7 +67,8 @@ impl<B: Backend> Directory<B> {
                 continue;
             }
             if admin && !system && (lower == "pwdlastset" || lower == "lockouttime") {
-                out.extend(account_switch(&lower, m)?);
+                let current = w.int(id, &def.ldap_name)?;
+                out.extend(account_switch(&lower, m, current)?);
                 continue;
             }
             check_writable(def, system, false)?;
@@ -240,7 +240,11 @@ impl<B: Backend> Directory<B> {
             if set.is("user") {
                 let has = !password_mods.is_empty()
                     || !w.values(id, super::credentials::SECRETS_ATTR)?.is_empty();
-                principal::check_enabled_has_password(bits, has)?;
+                let before = w
+                    .int(id, "userAccountControl")?
+                    .map(|v| v as u32)
+                    .unwrap_or_default();
+                principal::check_password_required(before, bits, has)?;
             }
         }
         out.extend(password_mods);
@@ -314,6 +318,9 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<()> {
         let mut attrs = Attrs::new();
         let mut touched = false;
+        let client_group = out
+            .iter()
+            .any(|m| m.attr.eq_ignore_ascii_case("primaryGroupID") && m.op != ModifyOp::Delete);
         for m in out.iter() {
             let lower = m.attr.to_ascii_lowercase();
             let relevant = matches!(
@@ -340,7 +347,11 @@ impl<B: Backend> Directory<B> {
                 let lower = name.to_ascii_lowercase();
                 if matches!(
                     lower.as_str(),
-                    "useraccountcontrol" | "grouptype" | "samaccounttype"
+                    "useraccountcontrol"
+                        | "grouptype"
+                        | "samaccounttype"
+                        | "iscriticalsystemobject"
+                        | "primarygroupid"
                 ) {
                     out.retain(|m| !m.attr.eq_ignore_ascii_case(name));
                     out.push(Modification {
@@ -367,6 +378,7 @@ impl<B: Backend> Directory<B> {
         if let Some(m) = out
             .iter()
             .find(|m| m.attr.eq_ignore_ascii_case("primaryGroupID") && m.op != ModifyOp::Delete)
+            .filter(|_| client_group)
         {
             let rid: u32 = m
                 .values
@@ -378,10 +390,12 @@ impl<B: Backend> Directory<B> {
                 })?;
             let sid = domain_sid.with_rid(rid);
             let group = w.find("objectSid", &sid.to_bytes())?.into_iter().next();
-            let member = match group {
-                Some(g) => w.links(id, "memberOf")?.contains(&g),
-                None => false,
-            };
+            let current = w.int(id, "primaryGroupID")? == Some(i64::from(rid));
+            let member = current
+                || match group {
+                    Some(g) => w.links(id, "memberOf")?.contains(&g),
+                    None => false,
+                };
             if !member {
                 return Err(DirError::UnwillingToPerform(format!(
                     "0000052C: the account must be a member of the group with RID {rid} to \
@@ -456,16 +470,38 @@ fn apply_names(oc: &mut Vec<String>, m: &Modification) -> DirResult<()> {
 }
 
 /// The account switches an administrator sets through server-owned attributes:
-/// `pwdLastSet` 0 (must change at next logon) or -1 (now), `lockoutTime` 0 (unlock).
-fn account_switch(lower: &str, m: &Modification) -> DirResult<Vec<Modification>> {
+/// `pwdLastSet` 0 (must change at next logon) or -1 (now, when it was 0), `lockoutTime` 0
+/// (unlock). A
+/// delete names the value stored (AD's delete-then-add form of a replace); any other
+/// value is refused with AD's ERROR_INVALID_PARAMETER (00000057).
+fn account_switch(
+    lower: &str,
+    m: &Modification,
+    current: Option<i64>,
+) -> DirResult<Vec<Modification>> {
     let value = m
         .values
         .first()
         .and_then(|v| std::str::from_utf8(v).ok())
         .map(str::trim);
-    let refuse = |what: &str| {
-        Err(DirError::UnwillingToPerform(format!(
-            "{what}: only {} may be written",
+    if m.op == ModifyOp::Delete {
+        let matches = match value {
+            None => current.is_some(),
+            Some(v) => v.parse::<i64>().ok().is_some_and(|v| Some(v) == current),
+        };
+        if !matches {
+            return Err(DirError::NoSuchAttribute(format!(
+                "00002085: AtrErr: DSID-03152804, problem 1001 (NO_ATTRIBUTE_OR_VAL): {lower} \
+                 does not hold {}",
+                value.unwrap_or("a value")
+            )));
+        }
+        return Ok(Vec::new());
+    }
+    let refuse = || {
+        Err(DirError::Other(format!(
+            "00000057: SvcErr: problem 5003 (WILL_NOT_PERFORM): {lower}: only {} may be \
+             written",
             if lower == "pwdlastset" {
                 "0 or -1"
             } else {
@@ -473,8 +509,8 @@ fn account_switch(lower: &str, m: &Modification) -> DirResult<Vec<Modification>>
             }
         )))
     };
-    if !matches!(m.op, ModifyOp::Replace | ModifyOp::Add) {
-        return refuse(lower);
+    if !matches!(m.op, ModifyOp::Replace | ModifyOp::Add) || m.values.len() > 1 {
+        return refuse();
     }
     match (lower, value) {
         ("pwdlastset", Some("0")) => Ok(vec![Modification::new(
@@ -482,15 +518,17 @@ fn account_switch(lower: &str, m: &Modification) -> DirResult<Vec<Modification>>
             "pwdLastSet",
             &["0"],
         )]),
+        // -1 starts the password's age now when it was expired (0); a running age stays.
+        ("pwdlastset", Some("-1")) if current.is_some_and(|c| c != 0) => Ok(Vec::new()),
         ("pwdlastset", Some("-1")) => Ok(vec![Modification::new(
             ModifyOp::Replace,
             "pwdLastSet",
-            &[&ad_time_from_unix(now_secs() as i64).to_string()],
+            &[&crate::password::ad_time_now().to_string()],
         )]),
         ("lockouttime", Some("0")) => Ok(vec![
             Modification::new(ModifyOp::Replace, "lockoutTime", &["0"]),
             Modification::new(ModifyOp::Replace, "badPwdCount", &["0"]),
         ]),
-        _ => refuse(lower),
+        _ => refuse(),
     }
 }

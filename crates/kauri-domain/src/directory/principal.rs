@@ -36,6 +36,8 @@ pub mod uac {
     pub const SMARTCARD_REQUIRED: u32 = 0x40000;
     /// Trusted for Kerberos delegation.
     pub const TRUSTED_FOR_DELEGATION: u32 = 0x80000;
+    /// A read-only domain controller's account (with WORKSTATION_TRUST_ACCOUNT).
+    pub const PARTIAL_SECRETS_ACCOUNT: u32 = 0x0400_0000;
     /// Computed: the password has expired (never stored).
     pub const PASSWORD_EXPIRED: u32 = 0x80_0000;
     /// Every account-type bit; exactly one is set on a stored account.
@@ -107,21 +109,75 @@ pub fn bits_text(bits: u32) -> String {
     (bits as i32).to_string()
 }
 
-/// Checks and completes a `userAccountControl` value being stored: computed bits are
-/// dropped, an account without a type becomes a normal account, and two types are an
-/// error.
-pub fn normalize_uac(value: u32) -> DirResult<u32> {
+/// Checks and completes a `userAccountControl` value being stored, with AD's result codes
+/// in AD's order (MS-SAMR 3.1.1.8.10): computed bits are dropped; a temporary duplicate
+/// account is refused (other); a user object cannot be created as a computer account nor
+/// become a domain controller's, and a computer cannot be a trust account
+/// (objectClassViolation); only the system creates trust accounts
+/// (insufficientAccessRights); an account without a type is a normal account, or when a
+/// computer is created, a workstation; two types are refused.
+pub fn normalize_uac(value: u32, computer: bool, system: bool, adding: bool) -> DirResult<u32> {
     let mut v = value & !uac::COMPUTED;
+    if v & uac::TEMP_DUPLICATE_ACCOUNT != 0 {
+        return Err(DirError::Other(format!(
+            "00000057: SvcErr: problem 5003 (WILL_NOT_PERFORM): userAccountControl {value:#x}: \
+             temporary duplicate accounts are not supported"
+        )));
+    }
+    let machine = uac::WORKSTATION_TRUST_ACCOUNT | uac::SERVER_TRUST_ACCOUNT;
+    let not_for_users = if adding {
+        machine | uac::PARTIAL_SECRETS_ACCOUNT
+    } else {
+        uac::SERVER_TRUST_ACCOUNT | uac::PARTIAL_SECRETS_ACCOUNT
+    };
+    if !computer && v & not_for_users != 0 {
+        return Err(DirError::ObjectClassViolation(format!(
+            "00002099: userAccountControl {value:#x}: a computer or domain controller account \
+             needs an object of class computer"
+        )));
+    }
+    if computer && v & uac::INTERDOMAIN_TRUST_ACCOUNT != 0 {
+        return Err(DirError::ObjectClassViolation(format!(
+            "00002099: userAccountControl {value:#x}: a computer object cannot be a trust \
+             account"
+        )));
+    }
+    if !system && v & uac::INTERDOMAIN_TRUST_ACCOUNT != 0 {
+        return Err(DirError::InsufficientAccess(format!(
+            "00002098: userAccountControl {value:#x}: trust accounts are created by the domain \
+             controller"
+        )));
+    }
+    if v & uac::PARTIAL_SECRETS_ACCOUNT != 0 && v & uac::WORKSTATION_TRUST_ACCOUNT == 0 {
+        return Err(DirError::ObjectClassViolation(format!(
+            "00002099: userAccountControl {value:#x}: a read-only domain controller account \
+             is a workstation trust account"
+        )));
+    }
     match (v & uac::ACCOUNT_TYPES).count_ones() {
+        0 if computer && adding => v |= uac::WORKSTATION_TRUST_ACCOUNT,
         0 => v |= uac::NORMAL_ACCOUNT,
         1 => {}
         _ => {
             return Err(DirError::UnwillingToPerform(format!(
-                "userAccountControl {value:#x} names more than one account type"
+                "00002083: userAccountControl {value:#x} names more than one account type"
             )))
         }
     }
     Ok(v)
+}
+
+/// The `isCriticalSystemObject` AD stamps on an account that becomes a computer account:
+/// TRUE for domain controllers (read-only ones too), FALSE for workstations; `None`
+/// (left as it is) for other accounts.
+pub fn critical_for_uac(uac_bits: u32) -> Option<&'static str> {
+    if uac_bits & (uac::SERVER_TRUST_ACCOUNT | uac::PARTIAL_SECRETS_ACCOUNT) != 0 {
+        Some("TRUE")
+    } else if uac_bits & uac::WORKSTATION_TRUST_ACCOUNT != 0 {
+        Some("FALSE")
+    } else {
+        None
+    }
 }
 
 /// `sAMAccountType` of an account with this `userAccountControl`.
@@ -140,6 +196,8 @@ pub fn user_account_type(uac_bits: u32) -> u32 {
 pub fn default_primary_group(uac_bits: u32) -> u32 {
     if uac_bits & uac::SERVER_TRUST_ACCOUNT != 0 {
         rid::DOMAIN_CONTROLLERS
+    } else if uac_bits & uac::PARTIAL_SECRETS_ACCOUNT != 0 {
+        rid::READONLY_DOMAIN_CONTROLLERS
     } else if uac_bits & uac::WORKSTATION_TRUST_ACCOUNT != 0 {
         rid::DOMAIN_COMPUTERS
     } else {
@@ -189,15 +247,17 @@ pub fn may_nest(outer: Scope, inner: Scope) -> bool {
     }
 }
 
-/// An enabled account that needs a password must have one (AD's 0000052D when a script
-/// enables a user before setting its password): `has_password` says whether it does.
-pub fn check_enabled_has_password(uac_bits: u32, has_password: bool) -> DirResult<()> {
-    let enabled = uac_bits & uac::ACCOUNTDISABLE == 0;
-    let required = uac_bits & uac::PASSWD_NOTREQD == 0;
-    if enabled && required && !has_password {
+/// AD refuses to clear PASSWD_NOTREQD of an enabled user account that has no password
+/// (0000052D): the account would be usable with an empty one. Computer accounts get their
+/// password from the machine that joins.
+pub fn check_password_required(before: u32, after: u32, has_password: bool) -> DirResult<()> {
+    let cleared = before & uac::PASSWD_NOTREQD != 0 && after & uac::PASSWD_NOTREQD == 0;
+    let enabled = after & uac::ACCOUNTDISABLE == 0;
+    let normal = after & uac::NORMAL_ACCOUNT != 0;
+    if cleared && enabled && normal && !has_password {
         return Err(DirError::UnwillingToPerform(
             "0000052D: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM), data 0: an \
-             enabled account needs a password (set one first, or set PASSWD_NOTREQD)"
+             enabled account needs a password (set one first, or keep PASSWD_NOTREQD)"
                 .into(),
         ));
     }
@@ -230,12 +290,47 @@ mod tests {
 
     #[test]
     fn account_types() {
-        assert_eq!(normalize_uac(0).unwrap(), uac::NORMAL_ACCOUNT);
         assert_eq!(
-            normalize_uac(uac::NORMAL_ACCOUNT | uac::LOCKOUT | uac::ACCOUNTDISABLE).unwrap(),
+            normalize_uac(0, false, false, true).unwrap(),
+            uac::NORMAL_ACCOUNT
+        );
+        assert_eq!(
+            normalize_uac(0, true, false, true).unwrap(),
+            uac::WORKSTATION_TRUST_ACCOUNT
+        );
+        assert_eq!(
+            normalize_uac(0, true, false, false).unwrap(),
+            uac::NORMAL_ACCOUNT
+        );
+        assert_eq!(
+            normalize_uac(
+                uac::NORMAL_ACCOUNT | uac::LOCKOUT | uac::ACCOUNTDISABLE,
+                false,
+                false,
+                true
+            )
+            .unwrap(),
             uac::NORMAL_ACCOUNT | uac::ACCOUNTDISABLE
         );
-        assert!(normalize_uac(uac::NORMAL_ACCOUNT | uac::WORKSTATION_TRUST_ACCOUNT).is_err());
+        let two = uac::NORMAL_ACCOUNT | uac::WORKSTATION_TRUST_ACCOUNT;
+        assert_eq!(
+            normalize_uac(two, true, false, true)
+                .unwrap_err()
+                .ldap_result_code(),
+            53
+        );
+        let code = |v, computer, adding| {
+            normalize_uac(v, computer, false, adding)
+                .unwrap_err()
+                .ldap_result_code()
+        };
+        assert_eq!(code(uac::TEMP_DUPLICATE_ACCOUNT, false, true), 80);
+        assert_eq!(code(uac::SERVER_TRUST_ACCOUNT, false, false), 65);
+        assert_eq!(code(uac::WORKSTATION_TRUST_ACCOUNT, false, true), 65);
+        assert!(normalize_uac(uac::WORKSTATION_TRUST_ACCOUNT, false, false, false).is_ok());
+        assert_eq!(code(uac::INTERDOMAIN_TRUST_ACCOUNT, true, true), 65);
+        assert_eq!(code(uac::INTERDOMAIN_TRUST_ACCOUNT, false, true), 50);
+        assert!(normalize_uac(uac::INTERDOMAIN_TRUST_ACCOUNT, false, true, true).is_ok());
         assert_eq!(user_account_type(512), 805_306_368);
         assert_eq!(user_account_type(4096), 805_306_369);
         assert_eq!(user_account_type(532_480), 805_306_369);

@@ -23,8 +23,8 @@ pub use policy::{AttributeSource, ComplexityFailure, PasswordPolicy, PolicyViola
 pub use seal::{SecretKey, KEY_LEN};
 pub use secrets::StoredSecrets;
 pub use time::{
-    ad_time_from_unix, is_expired, lockout_active, must_change_password, unix_from_ad_time,
-    AD_EPOCH_TO_UNIX_SECS, AD_TICKS_PER_SECOND,
+    ad_time_from_unix, ad_time_now, is_expired, lockout_active, must_change_password,
+    unix_from_ad_time, AD_EPOCH_TO_UNIX_SECS, AD_TICKS_PER_SECOND,
 };
 pub use unicode_pwd::{decode_unicode_pwd, encode_unicode_pwd};
 

@@ -101,3 +101,12 @@ mod tests {
         assert!(lockout_active(locked, i64::MAX, 0));
     }
 }
+
+/// The AD integer time of this moment, to the 100-ns tick the clock gives.
+pub fn ad_time_now() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
+    ad_time_from_unix(secs).saturating_add(i64::from(since.subsec_nanos() / 100))
+}
