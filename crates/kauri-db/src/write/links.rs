@@ -78,8 +78,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 }
             };
             if !seen.insert(id) {
-                return Err(DbError::AttributeOrValueExists(format!(
-                    "{attr}: value {text:?} given twice"
+                return Err(DbError::EntryAlreadyExists(format!(
+                    "00000562: UpdErr: DSID-031A11C4, problem 6005 (ENTRY_EXISTS), data 0: \
+                     {attr}: value {text:?} given twice"
                 )));
             }
             out.push(id);

@@ -967,8 +967,10 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     if self.add_link(id, la, t, usn)? {
                         changed = true;
                     } else if !permissive {
-                        return Err(DbError::AttributeOrValueExists(format!(
-                            "{}: {} is already a value",
+                        // AD's answer for a link that exists (ERROR_MEMBER_IN_ALIAS).
+                        return Err(DbError::EntryAlreadyExists(format!(
+                            "00000562: UpdErr: DSID-031A11C4, problem 6005 (ENTRY_EXISTS), \
+                             data 0: {}: {} is already a value",
                             m.attr,
                             read::dn_string(&self.kv, t)?
                         )));
@@ -985,15 +987,26 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 }
             }
             ModifyOp::Delete => {
-                for t in self.link_targets(&m.attr, &m.values)? {
+                // AD's answer for a link that is not there (ERROR_MEMBER_NOT_IN_ALIAS),
+                // whether its target exists or not.
+                let absent = |what: String| {
+                    DbError::UnwillingToPerform(format!(
+                        "00000561: SvcErr: DSID-031A1021, problem 5003 (WILL_NOT_PERFORM), \
+                         data 0: {}: {what} is not a value",
+                        m.attr
+                    ))
+                };
+                let targets = match self.link_targets(&m.attr, &m.values) {
+                    Err(DbError::NoSuchObject(_)) if !permissive => {
+                        return Err(absent("a DN that names no object".into()))
+                    }
+                    other => other?,
+                };
+                for t in targets {
                     if self.remove_link(id, la, t)? {
                         changed = true;
                     } else if !permissive {
-                        return Err(DbError::NoSuchAttribute(format!(
-                            "{}: {} is not a value",
-                            m.attr,
-                            read::dn_string(&self.kv, t)?
-                        )));
+                        return Err(absent(read::dn_string(&self.kv, t)?));
                     }
                 }
             }

@@ -402,9 +402,112 @@ impl<B: Backend> Directory<B> {
                      make it its primary group"
                 )));
             }
+            if let (false, Some(new_group)) = (current, group) {
+                self.swap_primary_group(w, id, new_group, domain_sid)?;
+            }
+        }
+        if set.is("group") {
+            self.check_primary_members(w, id, out, domain_sid)?;
         }
         Ok(())
     }
+
+    /// A primary group holds its members implicitly: the account leaves the new primary
+    /// group's `member` and becomes an explicit member of the old one, as in AD.
+    fn swap_primary_group(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        id: u64,
+        new_group: u64,
+        domain_sid: &crate::sid::Sid,
+    ) -> DirResult<()> {
+        let account = Dn::parse(&w.dn_of(id)?)
+            .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?
+            .to_string();
+        let group_dn = |w: &DbWrite<'_, B>, g: u64| -> DirResult<Dn> {
+            Dn::parse(&w.dn_of(g)?)
+                .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))
+        };
+        let new_dn = group_dn(w, new_group)?;
+        w.modify(
+            &new_dn,
+            &[Modification::new(ModifyOp::Delete, "member", &[&account])],
+        )?;
+        let old_rid = w
+            .int(id, "primaryGroupID")?
+            .and_then(|r| u32::try_from(r).ok());
+        let old_group = match old_rid {
+            Some(rid) => w
+                .find("objectSid", &domain_sid.with_rid(rid).to_bytes())?
+                .into_iter()
+                .next(),
+            None => None,
+        };
+        if let Some(old) = old_group {
+            let old_dn = group_dn(w, old)?;
+            w.modify_permissive(
+                &old_dn,
+                &[Modification::new(ModifyOp::Add, "member", &[&account])],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// An account is never an explicit member of its own primary group: adding it is
+    /// refused as a present value (entryAlreadyExists), as AD does.
+    fn check_primary_members(
+        &self,
+        w: &DbWrite<'_, B>,
+        id: u64,
+        out: &[Modification],
+        domain_sid: &crate::sid::Sid,
+    ) -> DirResult<()> {
+        let added: Vec<&Vec<u8>> = out
+            .iter()
+            .filter(|m| m.attr.eq_ignore_ascii_case("member") && m.op != ModifyOp::Delete)
+            .flat_map(|m| m.values.iter())
+            .collect();
+        if added.is_empty() {
+            return Ok(());
+        }
+        let Some(rid) = group_rid(w, id, domain_sid)? else {
+            return Ok(());
+        };
+        for value in added {
+            let Some(dn) = std::str::from_utf8(value)
+                .ok()
+                .and_then(|t| Dn::parse(t).ok())
+            else {
+                continue;
+            };
+            let Some(member) = w.id_of(&dn)? else {
+                continue;
+            };
+            if w.int(member, "primaryGroupID")? == Some(i64::from(rid)) {
+                return Err(DirError::EntryAlreadyExists(format!(
+                    "00000562: UpdErr: DSID-031A11C4, problem 6005 (ENTRY_EXISTS), data 0: \
+                     {dn} is a member through its primary group"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The RID of a group of this domain, if it is one.
+pub(crate) fn group_rid<B: Backend>(
+    w: &DbWrite<'_, B>,
+    id: u64,
+    domain_sid: &crate::sid::Sid,
+) -> DirResult<Option<u32>> {
+    let sid = w
+        .values(id, "objectSid")?
+        .into_iter()
+        .next()
+        .and_then(|b| crate::sid::Sid::from_bytes(&b).ok());
+    Ok(sid
+        .filter(|s| s.domain().as_ref() == Some(domain_sid))
+        .and_then(|s| s.rid()))
 }
 
 /// What a client may change on an existing schema definition: add optional attributes,
