@@ -982,8 +982,9 @@ impl AttrIds {
         let Some(domain) = self.dir.domain() else {
             return;
         };
+        // Accounts and groups (the domain object has a SID but no token).
         let is_principal = snap
-            .attr_id("objectSid")
+            .attr_id("sAMAccountType")
             .and_then(|a| snap.record(id).ok().flatten().map(|r| r.attr(a).is_some()))
             .unwrap_or(false);
         if self.token_groups && is_principal {

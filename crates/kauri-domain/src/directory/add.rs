@@ -148,13 +148,12 @@ fn is_server_owned(def: &AttributeDef) -> bool {
 /// imported elsewhere keeps (no server-owned, system-only, constructed or secret
 /// attributes, no back links; forward links are writable).
 pub fn writable_on_add(schema: &Schema, name: &str) -> bool {
-    const CONSTRUCTED: i32 = 0x4;
     let Ok(def) = attribute_def(schema, name) else {
         return false;
     };
     let back_link = def.link_id.is_some_and(|l| l % 2 == 1);
     !back_link
-        && def.system_flags & CONSTRUCTED == 0
+        && def.system_flags & FLAG_ATTR_IS_CONSTRUCTED == 0
         && !super::access::is_secret(&def.ldap_name)
         && check_writable(def, false, true).is_ok()
 }
@@ -195,11 +194,23 @@ fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
     }
 }
 
-/// Refuses attributes the caller may not write.
+/// `systemFlags` bit of an attribute the server computes when read.
+const FLAG_ATTR_IS_CONSTRUCTED: i32 = 0x4;
+
+/// Refuses attributes the caller may not write. A constructed attribute does not exist to
+/// be stored: undefinedAttributeType on add, constraintViolation on modify, as in AD.
 pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> DirResult<()> {
     let lower = def.ldap_name.to_ascii_lowercase();
     if system || (on_add && ACCEPTED_ON_ADD.contains(&lower.as_str())) {
         return Ok(());
+    }
+    if def.system_flags & FLAG_ATTR_IS_CONSTRUCTED != 0 {
+        let what = format!("{} is constructed by the server when read", def.ldap_name);
+        return Err(if on_add {
+            DirError::UndefinedAttributeType(format!("00002083: {what}"))
+        } else {
+            DirError::ConstraintViolation(format!("00002083: {what}"))
+        });
     }
     // Password material is written through unicodePwd/userPassword only.
     let password_input = lower == "unicodepwd" || lower == "userpassword";
@@ -210,7 +221,7 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
         )));
     }
     if def.system_only || SERVER_OWNED.contains(&lower.as_str()) {
-        return Err(DirError::ConstraintViolation(format!(
+        return Err(DirError::UnwillingToPerform(format!(
             "{} is maintained by the server and cannot be written",
             def.ldap_name
         )));

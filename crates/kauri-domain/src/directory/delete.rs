@@ -180,16 +180,6 @@ impl<B: Backend> Directory<B> {
         if flags & FLAG_DISALLOW_DELETE != 0 || is_head {
             return refuse("is a system object that cannot be deleted");
         }
-        if let Some(rid) = super::modify::group_rid(w, id, &domain.sid)? {
-            let is_group = classes.iter().any(|c| c.eq_ignore_ascii_case(b"group"));
-            let holders = w.find("primaryGroupID", rid.to_string().as_bytes())?;
-            if is_group && holders.iter().any(|h| !is_tombstone(w, *h)) {
-                return Err(DirError::EntryAlreadyExists(format!(
-                    "00000562: UpdErr: problem 6005 (ENTRY_EXISTS): {dn} is the primary group \
-                     of an account; give the account another primary group first"
-                )));
-            }
-        }
         let sid = w
             .values(id, "objectSid")?
             .into_iter()
@@ -202,6 +192,16 @@ impl<B: Backend> Directory<B> {
                 return Err(DirError::Other(format!(
                     "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a well-known \
                      security principal of the domain and cannot be deleted"
+                )));
+            }
+        }
+        if let Some(rid) = super::modify::group_rid(w, id, &domain.sid)? {
+            let is_group = classes.iter().any(|c| c.eq_ignore_ascii_case(b"group"));
+            let holders = w.find("primaryGroupID", rid.to_string().as_bytes())?;
+            if is_group && holders.iter().any(|h| !is_tombstone(w, *h)) {
+                return Err(DirError::EntryAlreadyExists(format!(
+                    "00000562: UpdErr: problem 6005 (ENTRY_EXISTS): {dn} is the primary group \
+                     of an account; give the account another primary group first"
                 )));
             }
         }

@@ -49,10 +49,18 @@ impl<B: Backend> Directory<B> {
         let mut passwords: Vec<Modification> = Vec::new();
         let mut oc = current_oc.clone();
         let mut oc_changed = false;
+        let kept = sam_kept_attributes(&current_oc);
         for m in mods {
             let def = attribute_def(schema, &m.attr)?;
             let name = def.ldap_name.clone();
             let lower = name.to_ascii_lowercase();
+            let removes =
+                m.values.is_empty() && matches!(m.op, ModifyOp::Delete | ModifyOp::Replace);
+            if removes && !system && kept.contains(&lower.as_str()) {
+                return Err(DirError::UnwillingToPerform(format!(
+                    "{name} cannot be removed from a security principal"
+                )));
+            }
             if is_password_attr(&name) {
                 passwords.push(Modification {
                     op: m.op,
@@ -152,6 +160,14 @@ impl<B: Backend> Directory<B> {
                 )));
             }
             if after > 1 && def.single_valued {
+                // Adding to a single value already there is a value that exists, in AD.
+                if m.op == ModifyOp::Add && now > 0 {
+                    return Err(DirError::AttributeOrValueExists(format!(
+                        "00002083: AtrErr: DSID-03151E6D, #1: 0: 00002083: {} is single-valued \
+                         and has a value",
+                        def.ldap_name
+                    )));
+                }
                 return Err(DirError::ConstraintViolation(format!(
                     "{} is single-valued",
                     def.ldap_name
@@ -491,6 +507,43 @@ impl<B: Backend> Directory<B> {
             }
         }
         Ok(())
+    }
+}
+
+/// The attributes every account or group keeps once it has them (MS-SAMR's view of
+/// the object needs them): removing one is refused.
+fn sam_kept_attributes(classes: &[String]) -> &'static [&'static str] {
+    const ACCOUNT: &[&str] = &[
+        "ntsecuritydescriptor",
+        "objectsid",
+        "samaccounttype",
+        "samaccountname",
+        "primarygroupid",
+        "useraccountcontrol",
+        "accountexpires",
+        "badpasswordtime",
+        "badpwdcount",
+        "codepage",
+        "countrycode",
+        "lastlogoff",
+        "lastlogon",
+        "logoncount",
+        "pwdlastset",
+    ];
+    const GROUP: &[&str] = &[
+        "ntsecuritydescriptor",
+        "objectsid",
+        "samaccounttype",
+        "samaccountname",
+        "grouptype",
+    ];
+    let is = |c: &str| classes.iter().any(|x| x.eq_ignore_ascii_case(c));
+    if is("user") {
+        ACCOUNT
+    } else if is("group") {
+        GROUP
+    } else {
+        &[]
     }
 }
 
