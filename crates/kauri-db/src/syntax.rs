@@ -26,7 +26,7 @@ pub enum Syntax {
     Ia5String,
     /// Digits and spaces; spaces are insignificant.
     NumericString,
-    /// Restricted ASCII alphabet (X.680 PrintableString), case-insensitive.
+    /// Printable ASCII (AD's reading of PrintableString), case-insensitive.
     PrintableString,
     /// Telephone numbers; case, spaces and hyphens are insignificant.
     TelephoneNumber,
@@ -179,13 +179,11 @@ fn cow_from(raw: &[u8], norm: String) -> Cow<'_, [u8]> {
     }
 }
 
-/// True for characters allowed in a PrintableString.
+/// True for characters allowed in a PrintableString as AD takes it: any printable ASCII
+/// character, wider than X.680's alphabet (AD stores `"`, `@`, `}` and the like in
+/// PrintableString attributes such as serialNumber).
 fn is_printable_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'\'' | b'(' | b')' | b'+' | b',' | b'-' | b'.' | b'=' | b'/' | b':' | b'?' | b' '
-        )
+    (0x20..=0x7e).contains(&b)
 }
 
 /// True if `s` is an RFC 4512 descriptor: `ALPHA *(ALPHA / DIGIT / "-")`.

@@ -902,6 +902,34 @@ fn categories(
     }
 }
 
+/// Operational attributes constructed when a search names them.
+const OPERATIONAL: &[&str] = &[
+    "parentGUID",
+    "canonicalName",
+    "createTimeStamp",
+    "modifyTimeStamp",
+    "subschemaSubentry",
+];
+
+/// AD's canonical name of a DN: the DNS name its `DC=` tail spells, then the other RDN
+/// values from the top down, `/`-separated (`samdom.example.com/Users/Alice`).
+fn canonical_name(dn: &str) -> Option<String> {
+    let dn = kauri_db::Dn::parse(dn).ok()?;
+    let mut dc = Vec::new();
+    let mut path = Vec::new();
+    // RDNs run leaf first: walk from the root.
+    for rdn in dn.rdns().iter().rev() {
+        let ava = rdn.avas().first()?;
+        if ava.attr.eq_ignore_ascii_case("dc") && path.is_empty() {
+            dc.push(ava.value.clone());
+        } else {
+            path.push(ava.value.replace('/', "\\/"));
+        }
+    }
+    dc.reverse();
+    Some(format!("{}/{}", dc.join("."), path.join("/")))
+}
+
 /// Attribute ids resolved once per snapshot for the selection, what the caller may not
 /// see, and the constructed attributes asked for.
 struct AttrIds {
@@ -916,6 +944,9 @@ struct AttrIds {
     token_groups: bool,
     /// `msDS-ResultantPSO`.
     resultant_pso: bool,
+    /// Operational attributes AD constructs when asked by name: `parentGUID`,
+    /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`.
+    operational: Vec<&'static str>,
     dir: Arc<kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>>,
 }
 
@@ -956,7 +987,43 @@ impl AttrIds {
             dn: domain && (sel.all_user || wants("distinguishedName")),
             token_groups: domain && base_scope && wants("tokenGroups"),
             resultant_pso: domain && wants("msDS-ResultantPSO"),
+            operational: OPERATIONAL
+                .iter()
+                .copied()
+                .filter(|n| domain && wants(n))
+                .collect(),
             dir: ctx.dir.clone(),
+        }
+    }
+
+    /// One operational attribute of an entry, computed from its name and stored values.
+    fn operational_value(
+        &self,
+        snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+        id: u64,
+        dn: &str,
+        name: &str,
+    ) -> Option<Vec<u8>> {
+        let first = |id: u64, attr: &str| -> Option<Vec<u8>> {
+            let a = snap.attr_id(attr)?;
+            let rec = snap.record(id).ok()??;
+            let v = rec.attr(a)?.values().next()?.raw.to_vec();
+            Some(v)
+        };
+        match name {
+            "parentGUID" => {
+                let parent = kauri_db::Dn::parse(dn).ok()?.parent()?;
+                let pid = snap.lookup(&parent).ok()??;
+                first(pid, "objectGUID")
+            }
+            "createTimeStamp" => first(id, "whenCreated"),
+            "modifyTimeStamp" => first(id, "whenChanged"),
+            "canonicalName" => canonical_name(dn).map(String::into_bytes),
+            "subschemaSubentry" => {
+                let schema = self.dir.domain()?.schema_dn.clone();
+                Some(format!("CN=Aggregate,{schema}").into_bytes())
+            }
+            _ => None,
         }
     }
 
@@ -975,6 +1042,14 @@ impl AttrIds {
                 name: "distinguishedName".into(),
                 values: values(vec![dn.as_bytes().to_vec()]),
             });
+        }
+        for name in &self.operational {
+            if let Some(v) = self.operational_value(snap, id, dn, name) {
+                out.push(Attribute {
+                    name: (*name).into(),
+                    values: values(vec![v]),
+                });
+            }
         }
         if !self.token_groups && !self.resultant_pso {
             return;

@@ -158,6 +158,26 @@ pub fn writable_on_add(schema: &Schema, name: &str) -> bool {
         && check_writable(def, false, true).is_ok()
 }
 
+/// The systemFlags AD sets on new topology objects (MS-ADTS 3.1.1.5.2.3): sites, server
+/// containers and NTDS settings stay in place when deleted; servers also may be renamed
+/// and moved between sites; site links and connections may be renamed.
+fn topology_flags(set: &ClassSet) -> Option<u32> {
+    use super::delete::{
+        FLAG_CONFIG_ALLOW_LIMITED_MOVE, FLAG_CONFIG_ALLOW_RENAME, FLAG_DISALLOW_MOVE_ON_DELETE,
+    };
+    let class = set.structural.to_ascii_lowercase();
+    match class.as_str() {
+        "server" => Some(
+            FLAG_DISALLOW_MOVE_ON_DELETE
+                | FLAG_CONFIG_ALLOW_RENAME
+                | FLAG_CONFIG_ALLOW_LIMITED_MOVE,
+        ),
+        "site" | "serverscontainer" | "ntdsdsa" => Some(FLAG_DISALLOW_MOVE_ON_DELETE),
+        "sitelink" | "sitelinkbridge" | "ntdsconnection" => Some(FLAG_CONFIG_ALLOW_RENAME),
+        _ => None,
+    }
+}
+
 /// What a server-maintained attribute given on an add means.
 enum Initial {
     /// Not one AD accepts on add: the usual write checks apply.
@@ -220,9 +240,19 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
             def.ldap_name
         )));
     }
-    if def.system_only || SERVER_OWNED.contains(&lower.as_str()) {
+    // What the server maintains (stamps, SIDs, account types, back links) is refused as
+    // unwillingToPerform; other system-only attributes (a schema object's identity) as
+    // a constraint violation, as AD answers each.
+    let back_link = def.link_id.is_some_and(|l| l % 2 == 1);
+    if SERVER_OWNED.contains(&lower.as_str()) || back_link {
         return Err(DirError::UnwillingToPerform(format!(
             "{} is maintained by the server and cannot be written",
+            def.ldap_name
+        )));
+    }
+    if def.system_only {
+        return Err(DirError::ConstraintViolation(format!(
+            "{} is a system-only attribute and cannot be written",
             def.ldap_name
         )));
     }
@@ -425,6 +455,14 @@ impl<B: Backend> Directory<B> {
         }
         if set.is("classSchema") && attrs.get("defaultObjectCategory").is_none() {
             attrs.set_text("defaultObjectCategory", &dn.to_string());
+        }
+        // The systemFlags AD gives new topology objects of the configuration.
+        if let Some(flags) = topology_flags(&set) {
+            let given = attrs
+                .text("systemFlags")
+                .and_then(|t| t.trim().parse::<i64>().ok())
+                .unwrap_or(0) as u32;
+            attrs.set_text("systemFlags", &((given | flags) as i32).to_string());
         }
         // Security principals.
         if let Some(domain) = self.domain() {

@@ -172,7 +172,7 @@ impl<B: Backend> Directory<B> {
             }
         }
         let new =
-            new.ok_or_else(|| DirError::UnwillingToPerform("no new password given".into()))?;
+            new.ok_or_else(|| DirError::ConstraintViolation("no new password given".into()))?;
         let current = self.stored_secrets(w, id)?;
         let policy = resultant_policy(w, self, id)?;
         let sam = w.text(id, "sAMAccountName")?.unwrap_or_default();

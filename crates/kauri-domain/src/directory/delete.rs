@@ -20,6 +20,13 @@ use crate::sid::Sid;
 
 /// `systemFlags` bit: the object cannot be deleted.
 const FLAG_DISALLOW_DELETE: u32 = 0x8000_0000;
+/// `systemFlags` bit: a deleted object stays below its parent instead of moving to
+/// Deleted Objects.
+pub(crate) const FLAG_DISALLOW_MOVE_ON_DELETE: u32 = 0x0200_0000;
+/// `systemFlags` bit: a configuration object may be renamed.
+pub(crate) const FLAG_CONFIG_ALLOW_RENAME: u32 = 0x4000_0000;
+/// `systemFlags` bit: a configuration object may move within its parent's kind.
+pub(crate) const FLAG_CONFIG_ALLOW_LIMITED_MOVE: u32 = 0x1000_0000;
 /// `systemFlags` bit: the object cannot be renamed.
 const FLAG_DOMAIN_DISALLOW_RENAME: u32 = 0x0800_0000;
 /// `systemFlags` bit: the object cannot be moved.
@@ -110,7 +117,13 @@ impl<B: Backend> Directory<B> {
         let mut order = vec![id];
         let mut i = 0;
         while let Some(&cur) = order.get(i) {
-            order.extend(w.children(cur)?);
+            // Tombstones kept in place below a deleted site or server are deleted already.
+            let live: Vec<u64> = w
+                .children(cur)?
+                .into_iter()
+                .filter(|c| !is_tombstone(w, *c))
+                .collect();
+            order.extend(live);
             i += 1;
         }
         if tree && !req.caller.is_system() {
@@ -242,6 +255,7 @@ impl<B: Backend> Directory<B> {
         let graveyard = domain
             .deleted_objects_of(&dn)
             .ok_or_else(|| DirError::UnwillingToPerform("no Deleted Objects container".into()))?;
+        let stays = flags & FLAG_DISALLOW_MOVE_ON_DELETE != 0;
         if dn == graveyard {
             return Err(DirError::UnwillingToPerform(
                 "the Deleted Objects container cannot be deleted".into(),
@@ -320,8 +334,10 @@ impl<B: Backend> Directory<B> {
         let mangled = format!("{value}\nDEL:{guid_text}");
         let new_rdn = Rdn::new(&attr, &mangled)
             .map_err(|e| DirError::UnwillingToPerform(format!("tombstone name: {e}")))?;
-        w.rename(&dn, &new_rdn, true, Some(&graveyard))?;
-        let new_dn = graveyard.child(new_rdn);
+        // Sites and servers keep their place (their children may still be there).
+        let home = if stays { parent.clone() } else { graveyard };
+        w.rename(&dn, &new_rdn, true, Some(&home))?;
+        let new_dn = home.child(new_rdn);
         w.modify(
             &new_dn,
             &[Modification::new(ModifyOp::Replace, "name", &[&mangled])],
