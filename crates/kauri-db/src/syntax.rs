@@ -926,7 +926,9 @@ mod tests {
             n(Syntax::PrintableString, "Hello (World)"),
             b"hello (world)"
         );
-        bad(Syntax::PrintableString, b"a@b");
+        // AD's PrintableString takes any printable ASCII character, no control ones.
+        assert_eq!(n(Syntax::PrintableString, "a@b\"}"), b"a@b\"}");
+        bad(Syntax::PrintableString, b"a\x01b");
         bad(Syntax::PrintableString, b"");
     }
 

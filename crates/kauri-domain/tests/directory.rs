@@ -244,7 +244,7 @@ fn schema_rules_give_ads_result_codes() {
             admin_account(&dir),
             user("a5").with("badPwdCount", &["1"])
         ),
-        Err(19)
+        Err(53)
     );
     assert_eq!(
         add(&dir, admin(), user("a5").with("badPwdCount", &["x"])),
@@ -267,7 +267,7 @@ fn schema_rules_give_ads_result_codes() {
             admin_account(&dir),
             user("a7").with("objectGUID", &["0123456789abcdef"])
         ),
-        Err(19)
+        Err(53)
     );
     // Missing mandatory attribute.
     let pso = Entry::new(dn(&format!(
@@ -405,7 +405,7 @@ fn account_control_and_groups() {
         vec![Modification::new(ModifyOp::Add, "member", &[&g("g1")])],
     )
     .unwrap();
-    // memberOf is computed, never written.
+    // memberOf is computed, never written: unwillingToPerform, as in AD.
     assert_eq!(
         modify(
             &dir,
@@ -413,7 +413,7 @@ fn account_control_and_groups() {
             &bob,
             vec![Modification::new(ModifyOp::Add, "memberOf", &[&g("g2")])]
         ),
-        Err(19)
+        Err(53)
     );
     // Bob's token: g1, u (through g1), Domain Computers (primary group).
     let r = dir.db().read().unwrap();

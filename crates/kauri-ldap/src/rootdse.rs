@@ -1,6 +1,7 @@
 //! The root DSE: what a client reads (base search on the empty DN) to learn what this
 //! server is, which naming contexts it holds and which controls and extensions it supports.
 
+use crate::auth::Identity;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use kauri_ldap_proto::controls as ctl;
@@ -49,7 +50,7 @@ fn gentime_now() -> String {
 }
 
 /// The root DSE entry, with the attributes asked for (all when none or `*`/`+` is asked).
-pub fn entry(ctx: &Ctx, requested: &[String]) -> SearchResultEntry {
+pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResultEntry {
     let mut attrs: Vec<(&str, Vec<Vec<u8>>)> = Vec::new();
     let ncs = ctx.naming_contexts();
     let default_nc = ctx.default_among(&ncs);
@@ -163,6 +164,23 @@ pub fn entry(ctx: &Ctx, requested: &[String]) -> SearchResultEntry {
     attrs.push(("isSynchronized", vec![b("TRUE")]));
     attrs.push(("vendorName", vec![b("Kauri")]));
     attrs.push(("vendorVersion", vec![b(env!("CARGO_PKG_VERSION"))]));
+    // The caller's own token, when asked for by name (MS-ADTS 3.1.1.3.2): its SID, its
+    // groups, and the well-known SIDs of a network logon.
+    if requested
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case("tokenGroups"))
+    {
+        if let Identity::Account(a) = identity {
+            let mut sids: Vec<Vec<u8>> = a.sid.iter().map(|s| s.to_bytes()).collect();
+            sids.extend(a.groups.iter().map(|s| s.to_bytes()));
+            for well_known in ["S-1-1-0", "S-1-5-2", "S-1-5-11"] {
+                if let Ok(sid) = kauri_domain::sid::Sid::parse(well_known) {
+                    sids.push(sid.to_bytes());
+                }
+            }
+            attrs.push(("tokenGroups", sids));
+        }
+    }
     let all = requested.is_empty() || requested.iter().any(|r| r == "*" || r == "+");
     let attributes = attrs
         .into_iter()

@@ -322,7 +322,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         }
     }
     if req.base.is_empty() && req.scope == SearchScope::Base {
-        let entry = crate::rootdse::entry(ctx, &req.attributes);
+        let entry = crate::rootdse::entry(ctx, &req.attributes, &job.identity);
         if !send(
             &job.out,
             encode_message(&LdapMessage {

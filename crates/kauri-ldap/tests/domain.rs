@@ -245,7 +245,7 @@ assert add(u, 'user', {'sAMAccountName': 'rules', 'noSuchAttribute': 'x'}) == 17
 assert add(u, 'user', {'sAMAccountName': 'rules', 'displayName': ['a', 'b']}) == 19
 assert add(u, 'user', {'sAMAccountName': 'rules', 'userAccountControl': 'abc'}) == 21
 assert add(u, 'user', {'sAMAccountName': 'rules', 'dc': 'x'}) == 65
-assert add(u, 'user', {'sAMAccountName': 'rules', 'objectGUID': b'0123456789abcdef'}) == 19
+assert add(u, 'user', {'sAMAccountName': 'rules', 'objectGUID': b'0123456789abcdef'}) == 53
 assert add('CN=pso,CN=Password Settings Container,CN=System,' + BASE, 'msDS-PasswordSettings', {}) == 65
 assert add('OU=x,CN=Users,' + BASE, 'user', {}) == 64
 assert add(u, 'user', {'sAMAccountName': 'rules', 'userPrincipalName': 'rules@samdom.example.com'}) == 0
@@ -262,7 +262,7 @@ assert e.objectCategory.value.startswith('CN=Person,CN=Schema,CN=Configuration,'
 assert int(e.sAMAccountType.value) == 805306368 and int(e.primaryGroupID.value) == 513 and int(e.instanceType.value) == 4, e
 assert len(e.objectSid.raw_values[0]) == 28, e.objectSid.raw_values
 c.modify(u, {'memberOf': [(MODIFY_ADD, ['CN=Domain Admins,CN=Users,' + BASE])]})
-assert code(c) == 19, c.result
+assert code(c) == 53, c.result
 c.modify(u, {'objectClass': [(MODIFY_REPLACE, ['group'])]})
 assert code(c) == 69, c.result
 print('ok')

@@ -178,10 +178,33 @@ fn topology_flags(set: &ClassSet) -> Option<u32> {
     }
 }
 
+/// The lDAPDisplayName AD derives from a schema object's cn when none is given:
+/// hyphens dropped, the letter after each one capitalized, the first letter lowercased
+/// (`Test-Attr-name` becomes `testAttrName`).
+fn display_name_from_cn(cn: &str) -> String {
+    let mut out = String::with_capacity(cn.len());
+    let mut upper_next = false;
+    for c in cn.chars() {
+        if c == '-' {
+            upper_next = true;
+            continue;
+        }
+        if out.is_empty() {
+            out.extend(c.to_lowercase());
+        } else if upper_next {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        upper_next = false;
+    }
+    out
+}
+
 /// What a server-maintained attribute given on an add means.
 enum Initial {
     /// Not one AD accepts on add: the usual write checks apply.
-    NotInitial,
+    Checked,
     /// Accepted and replaced by the server's own value.
     Ignored,
     /// Accepted, stored as this value.
@@ -210,7 +233,7 @@ fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
                     .into(),
             )),
         },
-        _ => Ok(Initial::NotInitial),
+        _ => Ok(Initial::Checked),
     }
 }
 
@@ -344,7 +367,7 @@ impl<B: Backend> Directory<B> {
                         attrs.push(&def.ldap_name, vec![v.into_bytes()]);
                         continue;
                     }
-                    Initial::NotInitial => {}
+                    Initial::Checked => {}
                 }
             }
             check_writable(
@@ -446,6 +469,13 @@ impl<B: Backend> Directory<B> {
         if attrs.get("objectCategory").is_none() {
             if let Some(cat) = self.default_category(&set, &dn) {
                 attrs.set_text("objectCategory", &cat);
+            }
+        }
+        if (set.is("attributeSchema") || set.is("classSchema"))
+            && attrs.get("lDAPDisplayName").is_none()
+        {
+            if let Some(cn) = attrs.text("cn") {
+                attrs.set_text("lDAPDisplayName", &display_name_from_cn(&cn));
             }
         }
         if (set.is("attributeSchema") || set.is("classSchema"))
@@ -928,4 +958,16 @@ pub(crate) fn check_nesting<B: Backend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name_from_cn;
+
+    #[test]
+    fn display_names_follow_ads_rule() {
+        assert_eq!(display_name_from_cn("Test-Attr-name"), "testAttrName");
+        assert_eq!(display_name_from_cn("test-Attr1795-42"), "testAttr179542");
+        assert_eq!(display_name_from_cn("ms-DS-Foo"), "msDSFoo");
+    }
 }

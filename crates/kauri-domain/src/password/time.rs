@@ -55,6 +55,15 @@ pub fn lockout_active(lockout_time: i64, now: i64, duration_secs: i64) -> bool {
     now <= lockout_time.saturating_add(secs_to_ticks(duration_secs))
 }
 
+/// The AD integer time of this moment, to the 100-ns tick the clock gives.
+pub fn ad_time_now() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
+    ad_time_from_unix(secs).saturating_add(i64::from(since.subsec_nanos() / 100))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,13 +109,4 @@ mod tests {
         ));
         assert!(lockout_active(locked, i64::MAX, 0));
     }
-}
-
-/// The AD integer time of this moment, to the 100-ns tick the clock gives.
-pub fn ad_time_now() -> i64 {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
-    ad_time_from_unix(secs).saturating_add(i64::from(since.subsec_nanos() / 100))
 }
