@@ -1020,8 +1020,8 @@ impl AttrIds {
             "modifyTimeStamp" => first(id, "whenChanged"),
             "canonicalName" => canonical_name(dn).map(String::into_bytes),
             "subschemaSubentry" => {
-                let schema = self.dir.domain()?.schema_dn.clone();
-                Some(format!("CN=Aggregate,{schema}").into_bytes())
+                let domain = self.dir.domain()?.domain_dn.to_string();
+                Some(crate::subschema::Subschema::dn(&domain).into_bytes())
             }
             _ => None,
         }

@@ -437,9 +437,7 @@ impl<B: Backend> Directory<B> {
         new_group: u64,
         domain_sid: &crate::sid::Sid,
     ) -> DirResult<()> {
-        let account = Dn::parse(&w.dn_of(id)?)
-            .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?
-            .to_string();
+        let account = w.dn_of(id)?;
         let group_dn = |w: &DbWrite<'_, B>, g: u64| -> DirResult<Dn> {
             Dn::parse(&w.dn_of(g)?)
                 .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))
