@@ -241,6 +241,30 @@ pub fn find_eq<R: ReadTxn>(
     lower: &str,
     value: &[u8],
 ) -> DbResult<Option<Vec<u64>>> {
+    eq_ids(kv, cfg, attr, lower, value, usize::MAX)
+}
+
+/// Whether any record holds `value` in attribute `lower`, from its equality index without
+/// listing the holders; `None` when the attribute has no equality index.
+pub fn any_eq<R: ReadTxn>(
+    kv: &R,
+    cfg: &DbConfig,
+    attr: Option<u32>,
+    lower: &str,
+    value: &[u8],
+) -> DbResult<Option<bool>> {
+    Ok(eq_ids(kv, cfg, attr, lower, value, 1)?.map(|ids| !ids.is_empty()))
+}
+
+/// Up to `limit` records holding `value` in attribute `lower` (see [`find_eq`]).
+fn eq_ids<R: ReadTxn>(
+    kv: &R,
+    cfg: &DbConfig,
+    attr: Option<u32>,
+    lower: &str,
+    value: &[u8],
+    limit: usize,
+) -> DbResult<Option<Vec<u64>>> {
     let flags = cfg.index_of_lower(lower);
     if !(flags.contains(IndexFlags::EQUALITY) || flags.contains(IndexFlags::UNIQUE)) {
         return Ok(None);
@@ -255,15 +279,19 @@ pub fn find_eq<R: ReadTxn>(
     let cut = prefix.ends_with(&TERM_CUT);
     let mut out = Vec::new();
     for item in kv.prefix(T_INDEX, &prefix, Direction::Forward)? {
+        if out.len() >= limit {
+            break;
+        }
         let (k, _) = item?;
-        out.push(read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?);
-    }
-    if cut {
-        out.retain(|id| {
-            matches!(record(kv, *id), Ok(Some(rec)) if rec
+        let id = read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?;
+        // A truncated key only names a candidate: the record says whether it holds the value.
+        let holds = !cut
+            || matches!(record(kv, id), Ok(Some(rec)) if rec
                 .attr(aid)
-                .is_some_and(|a| a.values().any(|v| v.norm == norm.as_ref())))
-        });
+                .is_some_and(|a| a.values().any(|v| v.norm == norm.as_ref())));
+        if holds {
+            out.push(id);
+        }
     }
     Ok(Some(out))
 }

@@ -645,6 +645,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::find_eq(&self.kv, &self.cfg, self.find_attr(&lower), &lower, value)
     }
 
+    /// Whether any record holds `value` in `attr`, as this transaction sees them, without
+    /// listing them; `None` when the attribute has no equality index.
+    pub fn any_eq(&self, attr: &str, value: &[u8]) -> DbResult<Option<bool>> {
+        let lower = attr.to_ascii_lowercase();
+        read::any_eq(&self.kv, &self.cfg, self.find_attr(&lower), &lower, value)
+    }
+
     // ----- add ---------------------------------------------------------------------------------
 
     /// Adds an entry below an existing parent; returns its new id.

@@ -487,6 +487,10 @@ impl<B: Backend> Directory<B> {
         let Some(rid) = group_rid(w, id, domain_sid)? else {
             return Ok(());
         };
+        // Most groups are nobody's primary group: one index probe spares a lookup per member.
+        if w.any_eq("primaryGroupID", rid.to_string().as_bytes())? == Some(false) {
+            return Ok(());
+        }
         for value in added {
             let Some(dn) = std::str::from_utf8(value)
                 .ok()
