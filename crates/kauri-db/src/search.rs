@@ -128,6 +128,19 @@ impl SearchCursor {
         }
     }
 
+    /// The same search delivering `ids` in the given order (the server-side sort), each
+    /// tested against the filter again when reached: entries deleted or changed so that
+    /// they no longer match drop out of later pages.
+    pub fn reorder(&self, ids: IdList) -> SearchCursor {
+        SearchCursor {
+            compiled: self.compiled.clone(),
+            cands: CursorCands::Ids { ids, pos: 0 },
+            explain: self.explain.clone(),
+            examined: 0,
+            returned: 0,
+        }
+    }
+
     /// The plan that produced the candidates.
     pub fn explain(&self) -> &Explain {
         &self.explain

@@ -26,7 +26,7 @@ pub enum Syntax {
     Ia5String,
     /// Digits and spaces; spaces are insignificant.
     NumericString,
-    /// Printable ASCII (AD's reading of PrintableString), case-insensitive.
+    /// AD's PrintableString: any text (AD does not restrict its alphabet), case-insensitive.
     PrintableString,
     /// Telephone numbers; case, spaces and hyphens are insignificant.
     TelephoneNumber,
@@ -179,13 +179,6 @@ fn cow_from(raw: &[u8], norm: String) -> Cow<'_, [u8]> {
     }
 }
 
-/// True for characters allowed in a PrintableString as AD takes it: any printable ASCII
-/// character, wider than X.680's alphabet (AD stores `"`, `@`, `}` and the like in
-/// PrintableString attributes such as serialNumber).
-fn is_printable_char(b: u8) -> bool {
-    (0x20..=0x7e).contains(&b)
-}
-
 /// True if `s` is an RFC 4512 descriptor: `ALPHA *(ALPHA / DIGIT / "-")`.
 pub fn is_descriptor(s: &str) -> bool {
     let b = s.as_bytes();
@@ -262,11 +255,6 @@ impl Syntax {
             Syntax::Ia5String => {
                 if let Some(pos) = raw.iter().position(|b| !b.is_ascii()) {
                     return Err(self.err(format!("non-ASCII byte at {pos}")));
-                }
-            }
-            Syntax::PrintableString => {
-                if let Some(pos) = raw.iter().position(|&b| !is_printable_char(b)) {
-                    return Err(self.err(format!("character not allowed at byte {pos}")));
                 }
             }
             Syntax::NumericString => {
@@ -926,9 +914,11 @@ mod tests {
             n(Syntax::PrintableString, "Hello (World)"),
             b"hello (world)"
         );
-        // AD's PrintableString takes any printable ASCII character, no control ones.
+        // AD stores any text in a PrintableString attribute (serialNumber takes `"`, `}`,
+        // tabs and non-ASCII letters); only invalid UTF-8 is refused.
         assert_eq!(n(Syntax::PrintableString, "a@b\"}"), b"a@b\"}");
-        bad(Syntax::PrintableString, b"a\x01b");
+        assert_eq!(n(Syntax::PrintableString, "kōkako"), "kōkako".as_bytes());
+        bad(Syntax::PrintableString, b"\xff");
         bad(Syntax::PrintableString, b"");
     }
 

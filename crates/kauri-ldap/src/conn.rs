@@ -34,7 +34,7 @@ use crate::auth::{self, Identity};
 use crate::ctx::Ctx;
 use crate::extdn;
 use crate::result::{db_result, dir_result};
-use crate::search::{self, PagedStore, SearchJob};
+use crate::search::{self, CursorStore, SearchJob};
 use kauri_domain::directory::{BindUpdate, Caller, Change, Request};
 
 /// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
@@ -114,7 +114,7 @@ struct Conn {
     identity: Identity,
     encrypted: bool,
     out: mpsc::Sender<Vec<u8>>,
-    paged: Arc<Mutex<PagedStore>>,
+    paged: Arc<Mutex<CursorStore>>,
     running: Arc<Mutex<HashMap<MessageId, CancellationToken>>>,
     permits: Arc<Semaphore>,
     peer: String,
@@ -196,7 +196,7 @@ async fn run(
         identity: Identity::Anonymous,
         encrypted,
         out: out_tx,
-        paged: Arc::new(Mutex::new(PagedStore::default())),
+        paged: Arc::new(Mutex::new(CursorStore::default())),
         running: Arc::new(Mutex::new(HashMap::new())),
         permits: Arc::new(Semaphore::new(max_ops)),
         peer,
@@ -497,7 +497,9 @@ impl Conn {
                 for attr in &mut a.attributes {
                     extdn::plain_values(&self.ctx, &attr.name, &mut attr.values);
                 }
-                let op = Dn::parse(&a.dn)
+                let op = self
+                    .ctx
+                    .parse_dn(&a.dn)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
@@ -537,7 +539,9 @@ impl Conn {
                 for c in &mut r.changes {
                     extdn::plain_values(&self.ctx, &c.attribute.name, &mut c.attribute.values);
                 }
-                let op = Dn::parse(&target)
+                let op = self
+                    .ctx
+                    .parse_dn(&target)
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
@@ -572,7 +576,9 @@ impl Conn {
             }
             ProtocolOp::DelRequest(dn) => {
                 let subtree = has_control(&m.controls, ctl::TREE_DELETE);
-                let op = Dn::parse(&extdn::plain_dn(&self.ctx, &dn))
+                let op = self
+                    .ctx
+                    .parse_dn(&extdn::plain_dn(&self.ctx, &dn))
                     .map_err(|e| {
                         LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
                     })
@@ -589,19 +595,27 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::ModifyDnRequest(r) => {
-                let bad = |what: &str, e: kauri_db::dn::DnError| {
+                let bad = |what: &str, e: String| {
                     LdapResult::new(
                         ResultCode::INVALID_DN_SYNTAX,
                         format!("invalid {what}: {e}"),
                     )
                 };
                 let op = (|| {
-                    let dn =
-                        Dn::parse(&extdn::plain_dn(&self.ctx, &r.dn)).map_err(|e| bad("DN", e))?;
-                    let new_rdn = Rdn::parse(&r.new_rdn).map_err(|e| bad("new RDN", e))?;
+                    let dn = self
+                        .ctx
+                        .parse_dn(&extdn::plain_dn(&self.ctx, &r.dn))
+                        .map_err(|e| bad("DN", e))?;
+                    let new_rdn =
+                        Rdn::parse(&r.new_rdn).map_err(|e| bad("new RDN", e.to_string()))?;
+                    // AD: a new RDN without a value is a naming violation.
+                    self.ctx.check_rdn(&new_rdn).map_err(|e| {
+                        LdapResult::new(ResultCode::NAMING_VIOLATION, format!("new RDN: {e}"))
+                    })?;
                     let new_parent = match &r.new_superior {
                         Some(s) => Some(
-                            Dn::parse(&extdn::plain_dn(&self.ctx, s))
+                            self.ctx
+                                .parse_dn(&extdn::plain_dn(&self.ctx, s))
                                 .map_err(|e| bad("new superior", e))?,
                         ),
                         None => None,

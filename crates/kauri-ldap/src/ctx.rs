@@ -156,6 +156,26 @@ impl Ctx {
         pick(&cached).unwrap_or_default()
     }
 
+    /// Parses a DN a client sent. A domain refuses an RDN with an empty value (`CN=`), as
+    /// AD does, where plain LDAP (RFC 4514) allows one.
+    pub fn parse_dn(&self, text: &str) -> Result<kauri_db::Dn, String> {
+        let dn = kauri_db::Dn::parse(text).map_err(|e| e.to_string())?;
+        if self.dir.domain().is_some() {
+            for rdn in dn.rdns() {
+                self.check_rdn(rdn)?;
+            }
+        }
+        Ok(dn)
+    }
+
+    /// [`Ctx::parse_dn`]'s rule for one RDN (a rename's new RDN).
+    pub fn check_rdn(&self, rdn: &kauri_db::dn::Rdn) -> Result<(), String> {
+        if self.dir.domain().is_some() && rdn.avas().iter().any(|a| a.value.is_empty()) {
+            return Err(format!("empty value in RDN {}", rdn.norm()));
+        }
+        Ok(())
+    }
+
     /// The naming contexts stored, as DN texts (empty when the database cannot be read).
     pub fn naming_contexts(&self) -> Vec<String> {
         self.db

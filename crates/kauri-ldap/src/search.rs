@@ -35,52 +35,135 @@ const BATCH: usize = 512;
 /// Bytes of encoded entries a batch collects at most before it is handed over.
 const BATCH_BYTES: usize = 4 << 20;
 
-/// Paged-search cursors of one connection, bounded in count and age.
-#[derive(Default)]
-pub struct PagedStore {
-    next: u64,
-    cursors: HashMap<u64, (SearchCursor, Instant)>,
+/// VLV result lists a connection keeps at most (AD keeps ten per connection; an older
+/// context id is then refused).
+const VLV_CONTEXTS: usize = 10;
+
+/// A VLV search's sorted result list, kept under the context id given to the client, so
+/// later windows neither search nor sort again (AD's behaviour: entries added meanwhile
+/// stay out, deleted ones drop out, changed ones show their new values in their old place).
+struct VlvContext {
+    /// The search the list answers (see [`fingerprint`]).
+    fingerprint: Vec<u8>,
+    /// The filter, to test each entry again when a window reaches it.
+    cursor: SearchCursor,
+    /// Record ids in sorted order.
+    ids: Vec<u64>,
 }
 
-impl PagedStore {
-    fn put(&mut self, cursor: SearchCursor, max: usize, ttl: Duration) -> Vec<u8> {
-        self.cursors.retain(|_, (_, t)| t.elapsed() < ttl);
-        while self.cursors.len() >= max.max(1) {
-            let oldest = self
-                .cursors
-                .iter()
-                .min_by_key(|(_, (_, t))| *t)
-                .map(|(k, _)| *k);
-            match oldest {
-                Some(k) => {
-                    self.cursors.remove(&k);
-                }
-                None => break,
-            }
-        }
+/// The search state one connection keeps between requests: paged-search cursors and VLV
+/// result lists, each bounded in count and age.
+#[derive(Default)]
+pub struct CursorStore {
+    next: u64,
+    cursors: HashMap<u64, (SearchCursor, Vec<u8>, Instant)>,
+    vlv: HashMap<u64, (Arc<VlvContext>, Instant)>,
+}
+
+/// Drops entries older than `ttl`, then the oldest until fewer than `max` remain.
+fn make_room<T>(map: &mut HashMap<u64, T>, age: impl Fn(&T) -> Instant, max: usize, ttl: Duration) {
+    map.retain(|_, v| age(v).elapsed() < ttl);
+    while map.len() >= max.max(1) {
+        let Some(oldest) = map.iter().min_by_key(|(_, v)| age(v)).map(|(k, _)| *k) else {
+            break;
+        };
+        map.remove(&oldest);
+    }
+}
+
+impl CursorStore {
+    /// A fresh key: a counter with random high bits, so a client cannot guess another
+    /// search's cookie from its own.
+    fn key(&mut self) -> u64 {
         self.next += 1;
         let mut salt = [0u8; 8];
         let _ = getrandom::fill(&mut salt);
-        let cookie = self.next ^ (u64::from_le_bytes(salt) & !0xffff_ffff);
-        self.cursors.insert(cookie, (cursor, Instant::now()));
-        cookie.to_be_bytes().to_vec()
+        self.next ^ (u64::from_le_bytes(salt) & !0xffff_ffff)
     }
 
-    fn take(&mut self, cookie: &[u8], ttl: Duration) -> Option<SearchCursor> {
+    fn put(
+        &mut self,
+        cursor: SearchCursor,
+        fingerprint: Vec<u8>,
+        max: usize,
+        ttl: Duration,
+    ) -> Vec<u8> {
+        make_room(&mut self.cursors, |v| v.2, max, ttl);
+        let key = self.key();
+        self.cursors
+            .insert(key, (cursor, fingerprint, Instant::now()));
+        key.to_be_bytes().to_vec()
+    }
+
+    fn take(&mut self, cookie: &[u8], ttl: Duration) -> Option<(SearchCursor, Vec<u8>)> {
         let key = u64::from_be_bytes(cookie.try_into().ok()?);
-        let (c, t) = self.cursors.remove(&key)?;
-        (t.elapsed() < ttl).then_some(c)
+        let (c, f, t) = self.cursors.remove(&key)?;
+        (t.elapsed() < ttl).then_some((c, f))
     }
 
-    /// Cursors held.
+    fn put_vlv(&mut self, context: Arc<VlvContext>, ttl: Duration) -> Vec<u8> {
+        make_room(&mut self.vlv, |v| v.1, VLV_CONTEXTS, ttl);
+        let key = self.key();
+        self.vlv.insert(key, (context, Instant::now()));
+        key.to_be_bytes().to_vec()
+    }
+
+    fn get_vlv(&mut self, id: &[u8], ttl: Duration) -> Option<Arc<VlvContext>> {
+        let key = u64::from_be_bytes(id.try_into().ok()?);
+        let (c, t) = self.vlv.get_mut(&key)?;
+        if t.elapsed() >= ttl {
+            self.vlv.remove(&key);
+            return None;
+        }
+        // A context in use stays young.
+        *t = Instant::now();
+        Some(c.clone())
+    }
+
+    /// Paged cursors and VLV lists held.
     pub fn len(&self) -> usize {
-        self.cursors.len()
+        self.cursors.len() + self.vlv.len()
     }
 
     /// Whether none is held.
     pub fn is_empty(&self) -> bool {
-        self.cursors.is_empty()
+        self.cursors.is_empty() && self.vlv.is_empty()
     }
+}
+
+/// What identifies a search across pages: base, scope, filter, attributes (when
+/// `with_attributes`) and the controls other than those in `skip`, in any order. A paged
+/// search continued with a different one is refused, as AD does.
+fn fingerprint(
+    req: &SearchRequest,
+    controls: &[Control],
+    skip: &[&str],
+    with_attributes: bool,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut field = |b: &[u8]| {
+        out.extend_from_slice(&(b.len() as u64).to_be_bytes());
+        out.extend_from_slice(b);
+    };
+    field(req.base.to_ascii_lowercase().as_bytes());
+    field(&[req.scope as u8, u8::from(req.types_only)]);
+    field(format!("{:?}", req.filter).as_bytes());
+    if with_attributes {
+        for a in &req.attributes {
+            field(a.to_ascii_lowercase().as_bytes());
+        }
+    }
+    let mut ctls: Vec<&Control> = controls
+        .iter()
+        .filter(|c| !skip.contains(&c.oid.as_str()))
+        .collect();
+    ctls.sort_by(|a, b| a.oid.cmp(&b.oid).then(a.value.cmp(&b.value)));
+    for c in ctls {
+        field(c.oid.as_bytes());
+        field(&[u8::from(c.critical)]);
+        field(c.value.as_deref().unwrap_or_default());
+    }
+    out
 }
 
 /// A range of value positions asked for: first, and last (`None` = to the end).
@@ -162,8 +245,8 @@ pub struct SearchJob {
     pub out: Sink,
     /// Set by abandon.
     pub cancel: CancellationToken,
-    /// The connection's paged cursors.
-    pub paged: Arc<parking_lot::Mutex<PagedStore>>,
+    /// The connection's paged cursors and VLV lists.
+    pub paged: Arc<parking_lot::Mutex<CursorStore>>,
 }
 
 fn done(id: MessageId, result: LdapResult, controls: Vec<Control>) -> Vec<u8> {
@@ -282,6 +365,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let mut extended_dn: Option<i32> = None;
     let mut sort: Option<ctl::SortRequest> = None;
     let mut vlv: Option<ctl::VlvRequest> = None;
+    let mut vlv_critical = false;
     for c in &job.controls {
         match c.oid.as_str() {
             ctl::SORT_REQUEST => {
@@ -312,7 +396,10 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 }
                 sort = Some(x);
             }
-            ctl::VLV_REQUEST => vlv = Some(decode_control(c, "VLV control")?),
+            ctl::VLV_REQUEST => {
+                vlv = Some(decode_control(c, "VLV control")?);
+                vlv_critical = c.critical;
+            }
             ctl::PAGED_RESULTS => paged = Some(decode_control(c, "paged results control")?),
             ctl::EXTENDED_DN => {
                 let x: ctl::ExtendedDn = decode_control(c, "extended DN control")?;
@@ -337,7 +424,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     }
     // Only a base named `CN=Aggregate` can be the subschema entry: other base searches
     // (the common read of one object) skip working out the default naming context.
-    let base_dn = Dn::parse(&crate::extdn::plain_dn(ctx, &req.base));
+    let base_dn = ctx.parse_dn(&crate::extdn::plain_dn(ctx, &req.base));
     let aggregate = base_dn
         .as_ref()
         .ok()
@@ -404,19 +491,48 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         ));
     }
     if vlv.is_some() && paged.is_some() {
+        // AD's answer to the combination.
         return Err(LdapResult::new(
-            ResultCode::UNWILLING_TO_PERFORM,
-            "VLV and paged results cannot be combined",
+            ResultCode::UNAVAILABLE_CRITICAL_EXTENSION,
+            "the VLV and paged results controls cannot be combined",
         ));
     }
+    if let (Some(v), Some(keys)) = (&vlv, &sort) {
+        return vlv_search(
+            ctx,
+            job,
+            &base,
+            scope,
+            &filter,
+            keys,
+            v,
+            vlv_critical,
+            extended_dn,
+        );
+    }
     let continuing = paged.as_ref().is_some_and(|p| !p.cookie.is_empty());
+    if !continuing {
+        // AD answers a search that spans a subordinate naming context (the configuration
+        // partition below the domain) with a continuation reference to it, once.
+        for url in subordinate_referrals(ctx, &base, scope) {
+            let msg = encode_message(&LdapMessage {
+                id: job.id,
+                op: ProtocolOp::SearchResultReference(vec![url]),
+                controls: Vec::new(),
+            });
+            if !send(&job.out, msg) {
+                return Ok(None);
+            }
+        }
+    }
+    let paged_fingerprint = || fingerprint(req, &job.controls, &[ctl::PAGED_RESULTS], true);
     let mut sorted_cursor: Option<SearchCursor> = None;
     let mut extra_controls: Vec<Control> = Vec::new();
     if let (Some(keys), false) = (&sort, continuing) {
         let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
         dreq.size_limit = 0;
-        let ids = match sort_matches(ctx, &dreq, keys) {
-            Ok(ids) => ids,
+        let (ids, template) = match sort_matches(ctx, &dreq, keys) {
+            Ok(found) => found,
             Err(result) => {
                 let ctl_result = ctl::SortResult {
                     code: result.code,
@@ -426,35 +542,14 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 return Ok(Some((result, vec![ctl_result])));
             }
         };
-        extra_controls.push(
-            ctl::SortResult {
-                code: ResultCode::SUCCESS,
-                attribute: None,
-            }
-            .to_control(false),
-        );
-        if let Some(v) = &vlv {
-            return vlv_window(ctx, job, keys, v, ids, extended_dn).map(|r| {
-                r.map(|(res, mut controls)| {
-                    controls.insert(
-                        0,
-                        ctl::SortResult {
-                            code: ResultCode::SUCCESS,
-                            attribute: None,
-                        }
-                        .to_control(false),
-                    );
-                    (res, controls)
-                })
-            });
-        }
-        sorted_cursor = Some(SearchCursor::from_ids(ids));
+        extra_controls.push(sort_done());
+        sorted_cursor = Some(template.reorder(ids));
     }
 
     // A page ends after `page` entries; an unpaged search after the size limit.
     let (mut cursor, page) = match &paged {
         Some(p) if !p.cookie.is_empty() => {
-            let c = job.paged.lock().take(&p.cookie, ttl).ok_or_else(|| {
+            let (c, first) = job.paged.lock().take(&p.cookie, ttl).ok_or_else(|| {
                 LdapResult::new(
                     ResultCode::PROTOCOL_ERROR,
                     "unknown or expired paged results cookie",
@@ -464,13 +559,20 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 // Size 0 with a cookie abandons the paged search.
                 return Ok(Some((LdapResult::success(), vec![paged_control(&[])])));
             }
+            if first != paged_fingerprint() {
+                return Err(LdapResult::new(
+                    ResultCode::UNAVAILABLE_CRITICAL_EXTENSION,
+                    "a paged search continues only with the base, scope, filter, attributes \
+                     and controls it started with",
+                ));
+            }
             (c, usize::try_from(p.size).unwrap_or(usize::MAX))
         }
         _ => {
             let c = match sorted_cursor.take() {
                 Some(c) => c,
                 None => {
-                    let mut dreq = DbSearch::new(base, scope, filter.clone());
+                    let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
                     dreq.size_limit = 0;
                     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
                     let c = snap.open_cursor(&dreq).map_err(|e| db_result(&e))?;
@@ -557,7 +659,10 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     }
     if paged.is_some() {
         let cookie = if more {
-            job.paged.lock().put(cursor, ctx.cfg.max_paged_cursors, ttl)
+            let fp = paged_fingerprint();
+            job.paged
+                .lock()
+                .put(cursor, fp, ctx.cfg.max_paged_cursors, ttl)
         } else {
             Vec::new()
         };
@@ -621,11 +726,12 @@ fn compare_keys(a: &SortKeys, b: &SortKeys, keys: &ctl::SortRequest) -> std::cmp
 }
 
 /// All matches of a search, sorted by the sort control's keys (ids only, never entries).
+/// Returns the ids with the cursor that found them, whose filter later pages test again.
 fn sort_matches(
     ctx: &Ctx,
     dreq: &DbSearch,
     keys: &ctl::SortRequest,
-) -> Result<Vec<u64>, LdapResult> {
+) -> Result<(Vec<u64>, SearchCursor), LdapResult> {
     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
     let attr_ids: Vec<Option<u32>> = keys
         .keys
@@ -666,7 +772,7 @@ fn sort_matches(
         ));
     }
     rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys).then(a.1.cmp(&b.1)));
-    Ok(rows.into_iter().map(|(_, id)| id).collect())
+    Ok((rows.into_iter().map(|(_, id)| id).collect(), cursor))
 }
 
 /// The least normalized value of an attribute in a record.
@@ -675,15 +781,142 @@ fn least_value(rec: &kauri_db::record::RecordView<'_>, attr: Option<u32>) -> Opt
         .and_then(|x| x.values().map(|v| v.norm.to_vec()).min())
 }
 
-/// A VLV request: the window of the sorted list around the target, and the VLV response.
+/// Continuation references (`ldap://host/NC`) for the naming contexts a search's scope
+/// reaches below its own: those not inside another such one. The host is the NC's DNS
+/// name from its `DC=` components, as AD writes it.
+fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
+    if ctx.dir.domain().is_none() || matches!(scope, Scope::Base) {
+        return Vec::new();
+    }
+    let ncs: Vec<(String, Dn)> = ctx
+        .naming_contexts()
+        .into_iter()
+        .filter_map(|t| Dn::parse(&t).ok().map(|d| (t, d)))
+        .collect();
+    let reached = |d: &Dn| match scope {
+        Scope::OneLevel => base.is_parent_of(d),
+        _ => d.is_descendant_of(base),
+    };
+    ncs.iter()
+        .filter(|(_, d)| reached(d))
+        .filter(|(_, d)| {
+            !ncs.iter()
+                .any(|(_, o)| d.is_descendant_of(o) && o.is_descendant_of(base))
+        })
+        .map(|(text, d)| {
+            let host: Vec<&str> = d
+                .rdns()
+                .iter()
+                .filter_map(|r| match r.avas() {
+                    [a] if a.attr.eq_ignore_ascii_case("dc") => Some(a.value.as_str()),
+                    _ => None,
+                })
+                .collect();
+            format!("ldap://{}/{}", host.join("."), text)
+        })
+        .collect()
+}
+
+/// The sort response control of a successful sort.
+fn sort_done() -> Control {
+    ctl::SortResult {
+        code: ResultCode::SUCCESS,
+        attribute: None,
+    }
+    .to_control(false)
+}
+
+/// A VLV request: the sorted list (kept from an earlier request of the same search under
+/// its context id, or searched and sorted now and kept), then the window around the target.
+#[allow(clippy::too_many_arguments)]
+fn vlv_search(
+    ctx: &Ctx,
+    job: &SearchJob,
+    base: &Dn,
+    scope: Scope,
+    filter: &kauri_db::Filter,
+    keys: &ctl::SortRequest,
+    v: &ctl::VlvRequest,
+    critical: bool,
+    extended_dn: Option<i32>,
+) -> Outcome {
+    let ttl = Duration::from_secs(ctx.cfg.paged_cursor_ttl_secs);
+    let fp = fingerprint(&job.req, &job.controls, &[ctl::VLV_REQUEST], false);
+    let given = v.context_id.as_deref().filter(|c| !c.is_empty());
+    let kept = given.and_then(|id| job.paged.lock().get_vlv(id, ttl));
+    if given.is_some() && kept.is_none() && critical {
+        return Err(LdapResult::new(
+            ResultCode::UNAVAILABLE_CRITICAL_EXTENSION,
+            "unknown or expired VLV context",
+        ));
+    }
+    let (list, context_id) = match (kept, given) {
+        (Some(list), Some(id)) if list.fingerprint == fp => (list, id.to_vec()),
+        _ => {
+            let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
+            dreq.size_limit = 0;
+            let (ids, cursor) = match sort_matches(ctx, &dreq, keys) {
+                Ok(found) => found,
+                Err(result) => {
+                    let ctl_result = ctl::SortResult {
+                        code: result.code,
+                        attribute: None,
+                    }
+                    .to_control(false);
+                    return Ok(Some((result, vec![ctl_result])));
+                }
+            };
+            let list = Arc::new(VlvContext {
+                fingerprint: fp,
+                cursor,
+                ids,
+            });
+            let id = job.paged.lock().put_vlv(list.clone(), ttl);
+            (list, id)
+        }
+    };
+    vlv_window(ctx, job, keys, v, &list, context_id, extended_dn).map(|r| {
+        r.map(|(res, mut controls)| {
+            controls.insert(0, sort_done());
+            (res, controls)
+        })
+    })
+}
+
+/// The 1-based list position a by-offset VLV target names, as AD computes it: the offset
+/// scaled from the client's idea of the list size to the real one.
+fn vlv_offset(offset: i32, client_count: i32, count: usize) -> usize {
+    let offset = usize::try_from(offset).unwrap_or(0);
+    let client = usize::try_from(client_count).unwrap_or(0);
+    let pos = match client {
+        0 => offset,
+        // 1 of 1 is the end of the list; anything else the start.
+        1 if offset == 1 => count,
+        1 => 1,
+        _ if client == count => offset,
+        _ => {
+            let offset = offset.min(client);
+            let scaled =
+                (count.saturating_sub(1) * offset.saturating_sub(1)) as f64 / (client - 1) as f64;
+            1 + scaled.round_ties_even() as usize
+        }
+    };
+    pos.clamp(1, count.max(1))
+}
+
+/// The window of a kept VLV list around the target, and the VLV response. Entries are read
+/// now, so they show their current values; those deleted or no longer matching are
+/// skipped, and the window takes the next ones instead.
 fn vlv_window(
     ctx: &Ctx,
     job: &SearchJob,
     keys: &ctl::SortRequest,
     v: &ctl::VlvRequest,
-    ids: Vec<u64>,
+    list: &VlvContext,
+    context_id: Vec<u8>,
     extended_dn: Option<i32>,
 ) -> Outcome {
+    let ids = &list.ids;
     let count = ids.len();
     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
     // 1-based position of the target in the sorted list (count + 1 = past the end).
@@ -691,16 +924,7 @@ fn vlv_window(
         ctl::VlvTarget::ByOffset {
             offset,
             content_count,
-        } => {
-            let offset = usize::try_from(*offset).unwrap_or(0);
-            let client = usize::try_from(*content_count).unwrap_or(0);
-            let pos = if client == 0 || client == count {
-                offset
-            } else {
-                ((offset as f64 / client as f64) * count as f64).round() as usize
-            };
-            pos.clamp(1, count.max(1))
-        }
+        } => vlv_offset(*offset, *content_count, count),
         ctl::VlvTarget::GreaterOrEqual(value) => {
             let Some(first) = keys.keys.first() else {
                 return Err(LdapResult::new(
@@ -715,21 +939,26 @@ fn vlv_window(
                 .unwrap_or_else(|_| value.clone());
             let attr = snap.attr_id(&first.attribute);
             let mut pos = count + 1;
-            for (i, id) in ids.iter().enumerate() {
-                let key = snap
-                    .record(*id)
-                    .ok()
-                    .flatten()
-                    .and_then(|r| least_value(&r, attr));
+            let mut probe = list.cursor.reorder(ids.clone());
+            let mut i = 0usize;
+            snap.advance(&mut probe, usize::MAX, |hit| {
+                i += 1;
+                let key = least_value(&hit.record, attr);
                 let reached = match key {
                     Some(k) if first.reverse => k <= norm,
                     Some(k) => k >= norm,
                     None => true,
                 };
                 if reached {
-                    pos = i + 1;
-                    break;
+                    pos = i;
+                    return Ok(ControlFlow::Break(()));
                 }
+                Ok(ControlFlow::Continue(()))
+            })
+            .map_err(|e| db_result(&e))?;
+            // Position among the entries still there, mapped back to the kept list.
+            if pos <= count {
+                pos = probe.examined().max(1);
             }
             pos
         }
@@ -737,31 +966,30 @@ fn vlv_window(
     let before = usize::try_from(v.before).unwrap_or(0);
     let after = usize::try_from(v.after).unwrap_or(0);
     let from = target.saturating_sub(before).max(1);
-    let to = target.saturating_add(after).min(count);
-    let window: Vec<u64> = if count == 0 || from > to {
-        Vec::new()
-    } else {
-        ids.get(from - 1..to)
-            .map(<[u64]>::to_vec)
-            .unwrap_or_default()
-    };
-    let mut cursor = SearchCursor::from_ids(window);
-    let sel = Selection::new(&job.req.attributes);
-    let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
-    let mut dns = DnCache::default();
+    let wanted = (target - from) + after.min(count.saturating_sub(target)) + 1;
     let mut batch = Vec::new();
-    snap.advance(&mut cursor, usize::MAX, |hit| {
-        batch.push(entry_message(
-            &snap,
-            &attrs,
-            &mut dns,
-            &hit,
-            job,
-            extended_dn,
-        )?);
-        Ok(ControlFlow::Continue(()))
-    })
-    .map_err(|e| db_result(&e))?;
+    if count > 0 && from <= count {
+        let mut cursor = list.cursor.reorder(ids[from - 1..].to_vec());
+        let sel = Selection::new(&job.req.attributes);
+        let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
+        let mut dns = DnCache::default();
+        snap.advance(&mut cursor, usize::MAX, |hit| {
+            batch.push(entry_message(
+                &snap,
+                &attrs,
+                &mut dns,
+                &hit,
+                job,
+                extended_dn,
+            )?);
+            Ok(if batch.len() >= wanted {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        })
+        .map_err(|e| db_result(&e))?;
+    }
     drop(snap);
     if !send_all(&job.out, batch) {
         return Ok(None);
@@ -770,7 +998,7 @@ fn vlv_window(
         target_position: i32::try_from(target).unwrap_or(i32::MAX),
         content_count: i32::try_from(count).unwrap_or(i32::MAX),
         result: ResultCode::SUCCESS,
-        context_id: v.context_id.clone(),
+        context_id: Some(context_id),
     };
     Ok(Some((
         LdapResult::success(),
@@ -850,7 +1078,23 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
     }
     let plain = crate::extdn::plain_filter(ctx, &job.req.filter);
     let masked = match ctx.dir.domain() {
-        Some(d) => categories(&mask(&plain, &secret), &schema.schema, &d.schema_dn),
+        Some(d) => {
+            let anr_attrs: Vec<&str> = schema
+                .schema
+                .attributes()
+                .filter(|a| a.search_flags & SEARCH_FLAG_ANR != 0)
+                .map(|a| a.ldap_name.as_str())
+                .filter(|a| !secret(a))
+                .collect();
+            int32_values(
+                &categories(
+                    &anr(&mask(&plain, &secret), &anr_attrs),
+                    &schema.schema,
+                    &d.schema_dn,
+                ),
+                &schema.schema,
+            )
+        }
         None => mask(&plain, &secret),
     };
     // Deleted objects are for administrators.
@@ -869,6 +1113,102 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
             b"TRUE".to_vec(),
         ))),
     ])
+}
+
+/// `searchFlags` bit of the attributes ambiguous name resolution searches.
+const SEARCH_FLAG_ANR: u32 = 0x4;
+
+/// AD's ambiguous name resolution: `(anr=text)` finds entries where any ANR attribute
+/// (displayName, givenName, sn, sAMAccountName, …) starts with the text; `(anr==text)`
+/// where one equals it. A text with a space also tries it as first and last name, either
+/// way round (`(anr=ann lee)` finds givenName Ann, sn Lee and givenName Lee, sn Ann).
+fn anr(f: &kauri_db::Filter, attrs: &[&str]) -> kauri_db::Filter {
+    use kauri_db::filter::SubstringFilter;
+    use kauri_db::Filter;
+    let walk = |v: &[Filter]| v.iter().map(|x| anr(x, attrs)).collect();
+    let prefix = |attr: &str, text: &str| {
+        Filter::Substrings(SubstringFilter {
+            attr: attr.into(),
+            initial: Some(text.as_bytes().to_vec()),
+            any: Vec::new(),
+            final_: None,
+        })
+    };
+    let expand = |value: &[u8]| -> Filter {
+        let text = String::from_utf8_lossy(value);
+        let text = text.trim();
+        if let Some(exact) = text.strip_prefix('=') {
+            let exact = exact.trim();
+            return Filter::Or(
+                attrs
+                    .iter()
+                    .map(|a| Filter::Equality((*a).into(), exact.as_bytes().to_vec()))
+                    .collect(),
+            );
+        }
+        if text.is_empty() {
+            return Filter::Or(Vec::new());
+        }
+        let mut any: Vec<Filter> = attrs.iter().map(|a| prefix(a, text)).collect();
+        if let Some((first, last)) = text.split_once(' ') {
+            let (first, last) = (first.trim(), last.trim());
+            if !first.is_empty() && !last.is_empty() {
+                any.push(Filter::And(vec![
+                    prefix("givenName", first),
+                    prefix("sn", last),
+                ]));
+                any.push(Filter::And(vec![
+                    prefix("givenName", last),
+                    prefix("sn", first),
+                ]));
+            }
+        }
+        Filter::Or(any)
+    };
+    match f {
+        Filter::And(v) => Filter::And(walk(v)),
+        Filter::Or(v) => Filter::Or(walk(v)),
+        Filter::Not(x) => Filter::Not(Box::new(anr(x, attrs))),
+        Filter::Equality(a, v) if a.eq_ignore_ascii_case("anr") => expand(v),
+        Filter::Substrings(sub)
+            if sub.attr.eq_ignore_ascii_case("anr")
+                && sub.any.is_empty()
+                && sub.final_.is_none() =>
+        {
+            expand(sub.initial.as_deref().unwrap_or_default())
+        }
+        other => other.clone(),
+    }
+}
+
+/// AD compares 32-bit Integer attributes as signed: `(groupType=2147483653)` finds the
+/// group whose groupType reads -2147483643. Assertion values between 2^31 and 2^32 are
+/// read as their signed 32-bit counterparts.
+fn int32_values(f: &kauri_db::Filter, schema: &kauri_domain::schema::Schema) -> kauri_db::Filter {
+    use kauri_db::Filter;
+    let walk = |v: &[Filter]| v.iter().map(|x| int32_values(x, schema)).collect();
+    let fold = |a: &str, v: &[u8]| -> Option<Vec<u8>> {
+        let def = schema.attribute(a)?;
+        if def.attribute_syntax != "2.5.5.9" {
+            return None;
+        }
+        let n: i64 = std::str::from_utf8(v).ok()?.trim().parse().ok()?;
+        if n > i64::from(i32::MAX) && n <= i64::from(u32::MAX) {
+            Some((n as u32 as i32).to_string().into_bytes())
+        } else {
+            None
+        }
+    };
+    match f {
+        Filter::And(v) => Filter::And(walk(v)),
+        Filter::Or(v) => Filter::Or(walk(v)),
+        Filter::Not(x) => Filter::Not(Box::new(int32_values(x, schema))),
+        Filter::Equality(a, v) => match fold(a, v) {
+            Some(n) => Filter::Equality(a.clone(), n),
+            None => f.clone(),
+        },
+        other => other.clone(),
+    }
 }
 
 /// AD's shorthand `(objectCategory=person)`: a class name where a DN belongs stands for
@@ -909,6 +1249,7 @@ const OPERATIONAL: &[&str] = &[
     "createTimeStamp",
     "modifyTimeStamp",
     "subschemaSubentry",
+    "structuralObjectClass",
 ];
 
 /// AD's canonical name of a DN: the DNS name its `DC=` tail spells, then the other RDN
@@ -945,7 +1286,8 @@ struct AttrIds {
     /// `msDS-ResultantPSO`.
     resultant_pso: bool,
     /// Operational attributes AD constructs when asked by name: `parentGUID`,
-    /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`.
+    /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`,
+    /// `structuralObjectClass`.
     operational: Vec<&'static str>,
     dir: Arc<kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>>,
 }
@@ -1012,6 +1354,13 @@ impl AttrIds {
         };
         match name {
             "parentGUID" => {
+                // A naming context head has no parent in its own partition.
+                let instance = first(id, "instanceType")
+                    .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse::<i64>().ok())
+                    .unwrap_or(0);
+                if instance & 1 != 0 {
+                    return None;
+                }
                 let parent = kauri_db::Dn::parse(dn).ok()?.parent()?;
                 let pid = snap.lookup(&parent).ok()??;
                 first(pid, "objectGUID")
@@ -1044,6 +1393,35 @@ impl AttrIds {
             });
         }
         for name in &self.operational {
+            if *name == "structuralObjectClass" {
+                // The object's class chain without its auxiliary classes.
+                let schema = self.dir.schema();
+                let chain: Vec<Vec<u8>> = snap
+                    .attr_id("objectClass")
+                    .and_then(|a| {
+                        let rec = snap.record(id).ok()??;
+                        let vals = rec.attr(a)?;
+                        Some(
+                            vals.values()
+                                .filter(|v| {
+                                    std::str::from_utf8(v.raw)
+                                        .ok()
+                                        .and_then(|n| schema.schema.class(n))
+                                        .is_none_or(|c| c.object_class_category != 3)
+                                })
+                                .map(|v| v.raw.to_vec())
+                                .collect(),
+                        )
+                    })
+                    .unwrap_or_default();
+                if !chain.is_empty() {
+                    out.push(Attribute {
+                        name: (*name).into(),
+                        values: values(chain),
+                    });
+                }
+                continue;
+            }
             if let Some(v) = self.operational_value(snap, id, dn, name) {
                 out.push(Attribute {
                     name: (*name).into(),
@@ -1215,6 +1593,13 @@ impl AttrIds {
             });
         }
         let (low, high) = range.unwrap_or((0, None));
+        if low == count && count > 0 {
+            // Just past the last value: AD answers `range=count-*` without values.
+            return Some(Attribute {
+                name: format!("{name};range={low}-*"),
+                values: Vec::new(),
+            });
+        }
         if low >= count {
             return None;
         }

@@ -126,13 +126,14 @@ impl Attrs {
 }
 
 /// The schema definition of an attribute description (name or OID; `;binary` allowed).
+/// An attribute the schema does not know is noSuchAttribute on add and modify, as in AD.
 pub(crate) fn attribute_def<'s>(schema: &'s Schema, name: &str) -> DirResult<&'s AttributeDef> {
     let base = name.split(';').next().unwrap_or(name);
     schema
         .attribute(base)
         .or_else(|| schema.attribute_by_oid(base))
         .ok_or_else(|| {
-            DirError::UndefinedAttributeType(format!(
+            DirError::NoSuchAttribute(format!(
                 "00000057: LdapErr: DSID-0C090D8A, comment: Error in attribute conversion \
                  operation, data 0, v4563: {name} is not in the schema"
             ))
@@ -233,9 +234,32 @@ fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
                     .into(),
             )),
         },
+        // A client may grant a configuration object renames and moves, nothing else.
+        "systemflags" => match values {
+            [one] => {
+                let given: i64 = text(one).parse().map_err(|_| {
+                    DirError::InvalidAttributeSyntax("systemFlags: not an integer".into())
+                })?;
+                let kept = (given as i32 as u32) & CLIENT_SYSTEM_FLAGS;
+                Ok(Initial::Value((kept as i32).to_string()))
+            }
+            _ => Err(DirError::ConstraintViolation(
+                "systemFlags is single-valued".into(),
+            )),
+        },
+        // A client creates ordinary writable objects only: no naming context heads, no
+        // replicas.
+        "instancetype" if values.len() == 1 && text(&values[0]) == IT_WRITE => Ok(Initial::Ignored),
+        "instancetype" => Err(DirError::UnwillingToPerform(
+            "00002037: instanceType of a new object can only be 4 (writable)".into(),
+        )),
         _ => Ok(Initial::Checked),
     }
 }
+
+/// The `systemFlags` bits a client may set when it creates an object: config-NC rename,
+/// move and limited move.
+const CLIENT_SYSTEM_FLAGS: u32 = 0x7000_0000;
 
 /// `systemFlags` bit of an attribute the server computes when read.
 const FLAG_ATTR_IS_CONSTRUCTED: i32 = 0x4;
@@ -267,6 +291,11 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
     // unwillingToPerform; other system-only attributes (a schema object's identity) as
     // a constraint violation, as AD answers each.
     let back_link = def.link_id.is_some_and(|l| l % 2 == 1);
+    if !on_add && lower == "objectguid" {
+        return Err(DirError::ConstraintViolation(
+            "00002037: objectGUID is fixed when the object is created".into(),
+        ));
+    }
     if SERVER_OWNED.contains(&lower.as_str()) || back_link {
         return Err(DirError::UnwillingToPerform(format!(
             "{} is maintained by the server and cannot be written",
@@ -280,6 +309,70 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
         )));
     }
     Ok(())
+}
+
+/// A new entry's DN with its RDN's attribute types spelled as AD writes them.
+fn canonical_rdn_names(schema: &Schema, dn: &Dn) -> Dn {
+    match (dn.rdn(), dn.parent()) {
+        (Some(rdn), Some(parent)) => parent.child(canonical_rdn(schema, rdn)),
+        _ => dn.clone(),
+    }
+}
+
+/// An RDN with its attribute types spelled as AD writes them: the X.500 short names in
+/// capitals (`CN=`, `OU=`, `DC=`), others by their lDAPDisplayName.
+pub(crate) fn canonical_rdn(schema: &Schema, rdn: &kauri_db::Rdn) -> kauri_db::Rdn {
+    const CAPITALS: &[&str] = &["cn", "ou", "dc", "o", "c", "l", "st"];
+    let avas: Vec<kauri_db::dn::Ava> = rdn
+        .avas()
+        .iter()
+        .map(|a| {
+            let name = match schema.attribute(&a.attr) {
+                Some(d) if CAPITALS.contains(&d.ldap_name.to_ascii_lowercase().as_str()) => {
+                    d.ldap_name.to_ascii_uppercase()
+                }
+                Some(d) => d.ldap_name.clone(),
+                None => a.attr.clone(),
+            };
+            kauri_db::dn::Ava {
+                attr: name,
+                value: a.value.clone(),
+            }
+        })
+        .collect();
+    kauri_db::Rdn::from_avas(avas).unwrap_or_else(|_| rdn.clone())
+}
+
+/// GeneralizedTime values in the form AD stores (`YYYYMMDDHHMMSS.0Z`): AD also takes a
+/// two-digit year (`YYMMDDHHMMSSZ`, 20YY below 50) and ignores whatever stands between a
+/// `.` and the closing `Z`. Values in other forms are left for the syntax check.
+pub(crate) fn canonical_times(def: &AttributeDef, values: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    if def.om_syntax != 24 {
+        return values;
+    }
+    values
+        .into_iter()
+        .map(|v| canonical_time(&v).unwrap_or(v))
+        .collect()
+}
+
+fn canonical_time(raw: &[u8]) -> Option<Vec<u8>> {
+    let digits = raw.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = &raw[digits..];
+    let plain = rest == b"Z" || (matches!(rest.first(), Some(b'.' | b',')) && rest.ends_with(b"Z"));
+    if !plain {
+        return None;
+    }
+    let text = std::str::from_utf8(&raw[..digits]).ok()?;
+    let full = match digits {
+        14 => text.to_string(),
+        12 => {
+            let yy: u32 = text[..2].parse().ok()?;
+            format!("{}{text}", if yy < 50 { "20" } else { "19" })
+        }
+        _ => return None,
+    };
+    Some(format!("{full}.0Z").into_bytes())
 }
 
 /// Checks the values of one attribute against its definition: count, ranges.
@@ -345,7 +438,7 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<u64> {
         let system = req.caller.is_system();
         let schema = &snap.schema;
-        let dn = entry.dn.clone();
+        let dn = canonical_rdn_names(schema, &entry.dn);
         let rdn = dn
             .rdn()
             .cloned()
@@ -380,30 +473,12 @@ impl<B: Backend> Directory<B> {
                     "{name}: an attribute needs at least one value"
                 )));
             }
-            attrs.push(&def.ldap_name, values);
+            attrs.push(&def.ldap_name, canonical_times(def, values));
         }
-        if let Some(v) = attrs.take("distinguishedName") {
-            let same = v
-                .first()
-                .and_then(|d| std::str::from_utf8(d).ok())
-                .and_then(|t| Dn::parse(t).ok())
-                == Some(dn.clone());
-            if !same {
-                return Err(DirError::ConstraintViolation(
-                    "distinguishedName differs from the entry's name".into(),
-                ));
-            }
-        }
-        // `name` is the RDN's value; a client may state it, not change it.
-        if let Some(v) = attrs.take("name") {
-            let given = v.first().map(|n| String::from_utf8_lossy(n).into_owned());
-            let rdn_value = rdn.avas().first().map(|a| a.value.clone());
-            if given.as_deref().map(str::to_lowercase) != rdn_value.map(|r| r.to_lowercase()) {
-                return Err(DirError::ConstraintViolation(
-                    "name differs from the entry's RDN value".into(),
-                ));
-            }
-        }
+        // AD takes distinguishedName and name from the entry's DN, whatever a client
+        // states for them.
+        attrs.take("distinguishedName");
+        attrs.take("name");
         // Object classes: the structural chain, completed.
         let oc = attrs.take("objectClass").unwrap_or_default();
         let names: Vec<String> = oc
@@ -436,9 +511,20 @@ impl<B: Backend> Directory<B> {
         }
         for ava in rdn.avas() {
             let def = attribute_def(schema, &ava.attr)?;
-            if attrs.get(&def.ldap_name).is_none() {
-                attrs.set_text(&def.ldap_name, &ava.value);
+            // A naming attribute stated beside the DN must say what the DN says.
+            let stated = attrs.get(&def.ldap_name).map(|v| {
+                v.iter()
+                    .any(|x| String::from_utf8_lossy(x).to_lowercase() == ava.value.to_lowercase())
+            });
+            if stated == Some(false) && !system {
+                return Err(DirError::InvalidDnSyntax(format!(
+                    "00002081: NameErr: DSID-03050F42, problem 2003 (BAD_ATT_SYNTAX): {} \
+                     differs from the value in the DN",
+                    def.ldap_name
+                )));
             }
+            // The value is the DN's, in the DN's spelling.
+            attrs.set_text(&def.ldap_name, &ava.value);
         }
         if !naming_context {
             self.check_superior(w, &dn, &set, system)?;
@@ -466,6 +552,21 @@ impl<B: Backend> Directory<B> {
             IT_WRITE
         };
         attrs.set_text("instanceType", instance);
+        // A stated category names a class of the schema.
+        if let (Some(cat), false) = (attrs.get("objectCategory"), system) {
+            let is_class = cat
+                .first()
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|t| Dn::parse(t).ok())
+                .and_then(|d| w.id_of(&d).ok().flatten())
+                .and_then(|id| w.values(id, "objectClass").ok())
+                .is_some_and(|ocs| ocs.iter().any(|c| c.eq_ignore_ascii_case(b"classSchema")));
+            if !is_class {
+                return Err(DirError::ObjectClassViolation(
+                    "00002014: objectCategory must name a classSchema object".into(),
+                ));
+            }
+        }
         if attrs.get("objectCategory").is_none() {
             if let Some(cat) = self.default_category(&set, &dn) {
                 attrs.set_text("objectCategory", &cat);

@@ -81,8 +81,11 @@ impl SchemaSnapshot {
         self.schema
             .class(name)
             .or_else(|| self.schema.class_by_oid(name))
+            // AD: noSuchAttribute for a class the schema does not define.
             .ok_or_else(|| {
-                DirError::ObjectClassViolation(format!("objectClass {name} is not in the schema"))
+                DirError::NoSuchAttribute(format!(
+                    "0000201C: objectClass {name} is not in the schema"
+                ))
             })
     }
 
@@ -114,7 +117,17 @@ impl SchemaSnapshot {
                     .all(|o| chain.iter().any(|x| x.governs_id == o.governs_id))
             })
             .ok_or_else(|| {
-                if structural.is_empty() {
+                let abstract_class = classes.iter().find(|c| {
+                    c.category() == ClassCategory::Abstract
+                        && !c.ldap_name.eq_ignore_ascii_case("top")
+                });
+                if let (true, Some(a)) = (structural.is_empty(), abstract_class) {
+                    // AD: an abstract class cannot be instantiated.
+                    DirError::UnwillingToPerform(format!(
+                        "0000209E: objectClass {} is abstract and cannot be instantiated",
+                        a.ldap_name
+                    ))
+                } else if structural.is_empty() {
                     DirError::ObjectClassViolation("no structural object class given".into())
                 } else {
                     DirError::ObjectClassViolation(format!(
@@ -154,6 +167,15 @@ impl SchemaSnapshot {
                     )))
                 }
             }
+        }
+        // MS-ADTS 3.1.1.1.4: `top` first, the structural class last, auxiliary classes
+        // between.
+        if let Some(pos) = object_classes
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(&most.ldap_name))
+        {
+            let structural = object_classes.remove(pos);
+            object_classes.push(structural);
         }
         let mut must = HashSet::new();
         let mut allowed = HashSet::new();
@@ -236,13 +258,14 @@ mod tests {
     #[test]
     fn bad_class_combinations_are_refused() {
         let s = snapshot();
-        for bad in [
-            vec!["nosuchclass"],
-            vec!["top"],
-            vec!["user", "organizationalUnit"],
-        ] {
+        for bad in [vec!["top"], vec!["user", "organizationalUnit"]] {
             let err = s.class_set(&bad).unwrap_err();
             assert_eq!(err.ldap_result_code(), 65, "{bad:?}: {err}");
         }
+        // AD: an unknown class is noSuchAttribute; an abstract one alone, unwilling.
+        let err = s.class_set(&["nosuchclass"]).unwrap_err();
+        assert_eq!(err.ldap_result_code(), 16, "{err}");
+        let err = s.class_set(&["leaf"]).unwrap_err();
+        assert_eq!(err.ldap_result_code(), 53, "{err}");
     }
 }

@@ -9,7 +9,7 @@ use kauri_db::{DbWrite, Dn, Modification, ModifyOp, Rdn};
 use kauri_kv::Backend;
 
 use super::access::Access;
-use super::add::{attribute_def, check_values};
+use super::add::{attribute_def, canonical_rdn, check_values};
 use super::classes::SchemaSnapshot;
 use super::error::{DirError, DirResult};
 use super::info::DomainInfo;
@@ -27,6 +27,10 @@ pub(crate) const FLAG_DISALLOW_MOVE_ON_DELETE: u32 = 0x0200_0000;
 pub(crate) const FLAG_CONFIG_ALLOW_RENAME: u32 = 0x4000_0000;
 /// `systemFlags` bit: a configuration object may move within its parent's kind.
 pub(crate) const FLAG_CONFIG_ALLOW_LIMITED_MOVE: u32 = 0x1000_0000;
+/// `systemFlags` bit: a configuration object may move anywhere in its partition.
+const FLAG_CONFIG_ALLOW_MOVE: u32 = 0x2000_0000;
+/// `systemFlags` bit: a schema object the base schema defines (never renamed).
+const FLAG_SCHEMA_BASE_OBJECT: u32 = 0x10;
 /// `systemFlags` bit: the object cannot be renamed.
 const FLAG_DOMAIN_DISALLOW_RENAME: u32 = 0x0800_0000;
 /// `systemFlags` bit: the object cannot be moved.
@@ -381,10 +385,11 @@ impl<B: Backend> Directory<B> {
             .map(|a| a.attr.clone())
             .unwrap_or_default();
         let def = attribute_def(&snap.schema, &rdn_attr)?;
+        // A rename cannot change the naming attribute (unwillingToPerform, where an add
+        // with the wrong one is a naming violation).
         if def.ldap_name.to_ascii_lowercase() != set.rdn_attr && !req.caller.is_system() {
-            return Err(DirError::NamingViolation(format!(
-                "00002073: NameErr: problem 2005 (NAMING_VIOLATION): objects of class {} are \
-                 named by {}",
+            return Err(DirError::UnwillingToPerform(format!(
+                "00002073: objects of class {} are named by {}",
                 set.structural, set.rdn_attr
             )));
         }
@@ -398,9 +403,13 @@ impl<B: Backend> Directory<B> {
                     "objects are moved to Deleted Objects by deleting them".into(),
                 ));
             }
-            let pid = w
-                .id_of(p)?
-                .ok_or_else(|| no_such_object(&format_args!("new parent {p}")))?;
+            // AD answers a move below a missing parent with `other`.
+            let pid = w.id_of(p)?.ok_or_else(|| {
+                DirError::Other(format!(
+                    "00002089: UpdErr: DSID-031B0CE7, problem 5012 (DIR_ERROR), data 2: new \
+                     parent {p} does not exist"
+                ))
+            })?;
             if !system && is_tombstone(w, pid) {
                 return Err(no_such_object(&format_args!("new parent {p}")));
             }
@@ -415,6 +424,7 @@ impl<B: Backend> Directory<B> {
         // AD's naming attributes are single-valued: the old RDN value always goes.
         let delete_old_rdn = delete_old_rdn || def.single_valued;
         check_values(def, &[new_rdn_value(new_rdn).into_bytes()])?;
+        let new_rdn = &canonical_rdn(&snap.schema, new_rdn);
         w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
         let new_dn = target_parent.child(new_rdn.clone());
         let name = new_rdn_value(new_rdn);
@@ -460,17 +470,67 @@ impl<B: Backend> Directory<B> {
             return refuse("is a Deleted Objects container");
         }
         let flags = w.int(id, "systemFlags")?.map(|f| f as u32).unwrap_or(0);
-        let renamed = dn.rdn() != Some(new_rdn);
+        let moved = new_parent.is_some_and(|p| dn.parent().as_ref() != Some(p));
+        // As AD judges it: a new parent makes a move, whatever the name; otherwise a
+        // new name makes a rename.
+        let renamed = !moved && dn.rdn() != Some(new_rdn);
+        // What lives below CN=System stays below it.
+        let system_dn = Rdn::parse("CN=System")
+            .ok()
+            .map(|r| domain.domain_dn.child(r));
+        if let (Some(sys), Some(p)) = (&system_dn, new_parent) {
+            if dn.is_descendant_of(sys) && !(p == sys || p.is_descendant_of(sys)) {
+                return Err(DirError::Other(format!(
+                    "00002089: {dn} is below CN=System and has to stay there"
+                )));
+            }
+        }
+        let classes = w.values(id, "objectClass")?;
+        if classes
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(b"secret") || c.eq_ignore_ascii_case(b"trustedDomain"))
+        {
+            return refuse("is an LSA object");
+        }
         if renamed && flags & FLAG_DOMAIN_DISALLOW_RENAME != 0 {
             return refuse("is a system object that cannot be renamed");
         }
+        let nc = domain.nc_of(dn);
+        // The schema and configuration partitions allow only what an object's systemFlags
+        // grant (none by default).
+        if nc == &domain.schema_dn {
+            if moved {
+                return refuse("is a schema object and cannot be moved");
+            }
+            if renamed && flags & FLAG_SCHEMA_BASE_OBJECT != 0 {
+                return refuse("is part of the base schema and cannot be renamed");
+            }
+        } else if nc == &domain.config_dn {
+            if let (true, Some(p)) = (moved, new_parent) {
+                // A limited move keeps the object's great-grandparent (a server moving
+                // between sites).
+                let up3 = dn
+                    .parent()
+                    .and_then(|x| x.parent())
+                    .and_then(|x| x.parent());
+                let limited = flags & FLAG_CONFIG_ALLOW_LIMITED_MOVE != 0
+                    && up3.is_some()
+                    && up3 == p.parent().and_then(|x| x.parent());
+                if flags & FLAG_CONFIG_ALLOW_MOVE == 0 && !limited {
+                    return refuse("is a configuration object whose systemFlags forbid moving");
+                }
+            }
+            if renamed && flags & FLAG_CONFIG_ALLOW_RENAME == 0 {
+                return refuse("is a configuration object whose systemFlags forbid renaming");
+            }
+        }
         if let Some(p) = new_parent {
-            if flags & FLAG_DOMAIN_DISALLOW_MOVE != 0 {
+            if moved && flags & FLAG_DOMAIN_DISALLOW_MOVE != 0 {
                 return refuse("is a system object that cannot be moved");
             }
             if domain.nc_of(p) != domain.nc_of(dn) {
-                return Err(DirError::UnwillingToPerform(format!(
-                    "{dn} cannot move to another naming context"
+                return Err(DirError::AffectsMultipleDsas(format!(
+                    "00002091: {dn} cannot move to another naming context"
                 )));
             }
         }

@@ -51,6 +51,15 @@ pub enum DirError {
     /// AD's catch-all refusal, e.g. deleting a well-known principal (80).
     #[error("{0}")]
     Other(String),
+    /// A modify of the naming attribute or `name`, which only a rename changes (67).
+    #[error("{0}")]
+    NotAllowedOnRdn(String),
+    /// A move to another naming context, which AD does only across domains (71).
+    #[error("{0}")]
+    AffectsMultipleDsas(String),
+    /// A name that cannot be, e.g. a naming attribute stated unlike the DN (34).
+    #[error("{0}")]
+    InvalidDnSyntax(String),
     /// A password change gave the wrong old password (19); it counts as a bad password
     /// for the account's lockout.
     #[error("{message}")]
@@ -81,6 +90,9 @@ impl DirError {
             DirError::AttributeOrValueExists(_) => 20,
             DirError::NotAllowedOnNonLeaf(_) => 66,
             DirError::Other(_) => 80,
+            DirError::InvalidDnSyntax(_) => 34,
+            DirError::AffectsMultipleDsas(_) => 71,
+            DirError::NotAllowedOnRdn(_) => 67,
             DirError::WrongPassword { .. } => 19,
         }
     }

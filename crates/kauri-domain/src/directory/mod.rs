@@ -221,10 +221,7 @@ impl<B: Backend> Directory<B> {
         Access::of(&req.caller).may_change_tree()?;
         let mut entry = Entry::new(e.dn.clone());
         for (name, values) in &e.attrs {
-            entry.push(
-                &add::attribute_def(&snap.schema, name)?.ldap_name,
-                values.clone(),
-            );
+            entry.push(&plain_attribute_def(snap, name)?.ldap_name, values.clone());
         }
         w.add(entry)?;
         Ok(())
@@ -249,7 +246,7 @@ impl<B: Backend> Directory<B> {
         for m in mods {
             named.push(Modification {
                 op: m.op,
-                attr: add::attribute_def(&snap.schema, &m.attr)?.ldap_name.clone(),
+                attr: plain_attribute_def(snap, &m.attr)?.ldap_name.clone(),
                 values: m.values.clone(),
             });
         }
@@ -341,4 +338,16 @@ pub(crate) fn new_guid() -> DirResult<[u8; 16]> {
     g[7] = (g[7] & 0x0f) | 0x40;
     g[8] = (g[8] & 0x3f) | 0x80;
     Ok(g)
+}
+
+/// An attribute's definition for a directory without a domain: an unknown one is
+/// undefinedAttributeType, as RFC 4511 has it (a domain answers noSuchAttribute, as AD).
+fn plain_attribute_def<'s>(
+    snap: &'s SchemaSnapshot,
+    name: &str,
+) -> DirResult<&'s crate::schema::AttributeDef> {
+    add::attribute_def(&snap.schema, name).map_err(|e| match e {
+        DirError::NoSuchAttribute(m) => DirError::UndefinedAttributeType(m),
+        other => other,
+    })
 }

@@ -11,7 +11,8 @@ use kauri_kv::Backend;
 
 use super::access::Access;
 use super::add::{
-    attribute_def, check_link_targets, check_nesting, check_values, check_writable, Attrs,
+    attribute_def, canonical_times, check_link_targets, check_nesting, check_values,
+    check_writable, Attrs,
 };
 use super::classes::SchemaSnapshot;
 use super::credentials::is_password_attr;
@@ -31,6 +32,12 @@ impl<B: Backend> Directory<B> {
         mods: &[Modification],
         permissive: bool,
     ) -> DirResult<()> {
+        // AD refuses a modify that changes nothing before it looks for the object.
+        if mods.is_empty() && !req.caller.is_system() {
+            return Err(DirError::UnwillingToPerform(
+                "000020EF: a modify request needs at least one change".into(),
+            ));
+        }
         let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
         Access::of(&req.caller).may_modify(id, mods)?;
         let system = req.caller.is_system();
@@ -61,6 +68,41 @@ impl<B: Backend> Directory<B> {
                     "{name} cannot be removed from a security principal"
                 )));
             }
+            if lower == "dsheuristics" && m.op != ModifyOp::Delete {
+                for v in &m.values {
+                    check_dsheuristics(v)?;
+                }
+            }
+            let rdn_attr = dn
+                .rdn()
+                .and_then(|r| r.avas().first())
+                .map(|a| a.attr.to_ascii_lowercase());
+            let names_rdn = rdn_attr.as_deref().is_some_and(|r| {
+                r == lower
+                    || schema
+                        .attribute(r)
+                        .is_some_and(|d| d.ldap_name == def.ldap_name)
+            });
+            if (lower == "name" || names_rdn) && !system {
+                return Err(DirError::NotAllowedOnRdn(format!(
+                    "00002016: {} is the object's name; rename the object to change it",
+                    def.ldap_name
+                )));
+            }
+            if lower == "distinguishedname" && !system {
+                // AD: a replace is a constraint violation, an add or delete unwilling.
+                let text = "distinguishedName follows the object's name; rename it instead";
+                return Err(if m.op == ModifyOp::Replace {
+                    DirError::ConstraintViolation(format!("00002037: {text}"))
+                } else {
+                    DirError::UnwillingToPerform(format!("00002037: {text}"))
+                });
+            }
+            if lower == "instancetype" && !system {
+                return Err(DirError::ConstraintViolation(
+                    "00002037: instanceType is set when the object is created".into(),
+                ));
+            }
             if is_password_attr(&name) {
                 passwords.push(Modification {
                     op: m.op,
@@ -80,6 +122,19 @@ impl<B: Backend> Directory<B> {
                 continue;
             }
             check_writable(def, system, false)?;
+            // Several values for a single-valued attribute: AD's modify answers
+            // attributeOrValueExists (an add, and any linked attribute, constraintViolation).
+            if def.single_valued
+                && m.values.len() > 1
+                && m.op != ModifyOp::Delete
+                && def.link_id.is_none()
+            {
+                return Err(DirError::AttributeOrValueExists(format!(
+                    "{} is single-valued; {} values given",
+                    def.ldap_name,
+                    m.values.len()
+                )));
+            }
             if m.op != ModifyOp::Delete || !m.values.is_empty() {
                 check_values(def, &m.values)?;
             }
@@ -89,7 +144,7 @@ impl<B: Backend> Directory<B> {
             out.push(Modification {
                 op: m.op,
                 attr: name,
-                values: m.values.clone(),
+                values: canonical_times(def, m.values.clone()),
             });
         }
         let old_set = {
@@ -104,9 +159,10 @@ impl<B: Backend> Directory<B> {
         let set = if oc_changed {
             let refs: Vec<&str> = oc.iter().map(String::as_str).collect();
             let new_set = snap.class_set(&refs)?;
+            // AD answers a change of structural class with objectClassViolation.
             if new_set.structural != old_set.structural {
-                return Err(DirError::ObjectClassModsProhibited(format!(
-                    "the structural class {} of {dn} cannot change",
+                return Err(DirError::ObjectClassViolation(format!(
+                    "00002142: the structural class {} of {dn} cannot change",
                     old_set.structural
                 )));
             }
@@ -568,6 +624,26 @@ pub(crate) fn group_rid<B: Backend>(
 /// What a client may change on an existing schema definition: add optional attributes,
 /// auxiliary classes and possible superiors to a class; change an attribute's indexing;
 /// and the descriptive attributes of either.
+/// AD's rule for `dSHeuristics`: from the tenth character on, every tenth one counts the
+/// decades (`1` at the 10th, `2` at the 20th, … `9` at the 90th), so that a misaligned
+/// value is refused rather than misread.
+fn check_dsheuristics(value: &[u8]) -> DirResult<()> {
+    for decade in 1..=9u8 {
+        let at = usize::from(decade) * 10 - 1;
+        match value.get(at) {
+            Some(&c) if c == b'0' + decade => {}
+            Some(_) => {
+                return Err(DirError::ConstraintViolation(format!(
+                    "0000200B: dSHeuristics must have {decade} at position {}",
+                    at + 1
+                )))
+            }
+            None => break,
+        }
+    }
+    Ok(())
+}
+
 fn check_schema_update(set: &super::ClassSet, dn: &Dn, mods: &[Modification]) -> DirResult<()> {
     const DESCRIPTIVE: &[&str] = &["description", "admindescription", "admindisplayname"];
     const CLASS_LISTS: &[&str] = &["maycontain", "auxiliaryclass", "posssuperiors"];
@@ -614,10 +690,25 @@ fn apply_names(oc: &mut Vec<String>, m: &Modification) -> DirResult<()> {
         .iter()
         .map(|v| String::from_utf8_lossy(v).into_owned())
         .collect();
+    let held = |oc: &[String], g: &str| oc.iter().any(|c| c.eq_ignore_ascii_case(g));
     match m.op {
-        ModifyOp::Add => oc.extend(given),
+        ModifyOp::Add => {
+            if let Some(g) = given.iter().find(|g| held(oc, g)) {
+                return Err(DirError::AttributeOrValueExists(format!(
+                    "00002083: the object is already of class {g}"
+                )));
+            }
+            oc.extend(given)
+        }
         ModifyOp::Replace => *oc = given,
-        ModifyOp::Delete => oc.retain(|c| !given.iter().any(|g| g.eq_ignore_ascii_case(c))),
+        ModifyOp::Delete => {
+            if let Some(g) = given.iter().find(|g| !held(oc, g)) {
+                return Err(DirError::NoSuchAttribute(format!(
+                    "00002083: the object is not of class {g}"
+                )));
+            }
+            oc.retain(|c| !given.iter().any(|g| g.eq_ignore_ascii_case(c)))
+        }
         ModifyOp::Increment => {
             return Err(DirError::ConstraintViolation(
                 "objectClass cannot be incremented".into(),

@@ -18,7 +18,8 @@
 //! | 2.5.5.5         | 19       | String(Printable)            | `PrintableString`   |
 //! | 2.5.5.5         | 22       | String(IA5)                  | `Ia5String`         |
 //! | 2.5.5.6         | 18       | String(Numeric)              | `NumericString`     |
-//! | 2.5.5.7         | 127      | Object(DN-Binary), Object(OR-Name) | `OctetString` |
+//! | 2.5.5.7         | 127      | Object(DN-Binary)            | `DirectoryString`   |
+//! | 2.5.5.7         | 127      | Object(OR-Name)              | `OctetString`       |
 //! | 2.5.5.8         | 1        | Boolean                      | `Boolean`           |
 //! | 2.5.5.9         | 2, 10    | Integer, Enumeration         | `Integer`           |
 //! | 2.5.5.10        | 4        | String(Octet)                | `OctetString` or `Guid` (see below) |
@@ -27,13 +28,14 @@
 //! | 2.5.5.11        | 24       | String(Generalized-Time)     | `GeneralizedTime`   |
 //! | 2.5.5.12        | 64       | String(Unicode)              | `DirectoryString`   |
 //! | 2.5.5.13        | 127      | Object(Presentation-Address) | `DirectoryString`   |
-//! | 2.5.5.14        | 127      | Object(DN-String), Object(Access-Point) | `OctetString` |
+//! | 2.5.5.14        | 127      | Object(DN-String)            | `DirectoryString`   |
+//! | 2.5.5.14        | 127      | Object(Access-Point)         | `OctetString`       |
 //! | 2.5.5.15        | 66       | String(NT-Sec-Desc)          | `OctetString`       |
 //! | 2.5.5.16        | 65       | LargeInteger                 | `Integer`           |
 //! | 2.5.5.17        | 4        | String(Sid)                  | `Sid`               |
 //!
-//! DN-Binary (`B:len:hex:dn`) and DN-String (`S:len:text:dn`) values are kept
-//! as octets: their equality is byte equality of the whole value.
+//! DN-Binary (`B:len:hex:dn`) and DN-String (`S:len:text:dn`) values match as whole
+//! values, case-insensitively (as AD matches `wellKnownObjects=B:32:…:CN=Users,…`).
 //!
 //! # Which octet strings are GUIDs
 //!
@@ -258,12 +260,16 @@ impl AdSyntax {
             DsDn => Syntax::Dn,
             ObjectIdentifier => Syntax::Oid,
             CaseString => Syntax::CaseExactString,
-            TeletexString | UnicodeString | PresentationAddress => Syntax::DirectoryString,
+            // DN-Binary and DN-String match without regard to case (the hex digits, the DN).
+            TeletexString | UnicodeString | PresentationAddress | DnBinary | DnString => {
+                Syntax::DirectoryString
+            }
             PrintableString => Syntax::PrintableString,
             Ia5String => Syntax::Ia5String,
             NumericString => Syntax::NumericString,
-            DnBinary | OrName | DnString | AccessPoint | ReplicaLink | OctetString
-            | NtSecurityDescriptor => Syntax::OctetString,
+            OrName | AccessPoint | ReplicaLink | OctetString | NtSecurityDescriptor => {
+                Syntax::OctetString
+            }
             Boolean => Syntax::Boolean,
             Integer | Enumeration | LargeInteger => Syntax::Integer,
             UtcTime => Syntax::UtcTime,
@@ -359,7 +365,8 @@ mod tests {
     fn storage_syntaxes() {
         assert_eq!(AdSyntax::Sid.storage_syntax(), Syntax::Sid);
         assert_eq!(AdSyntax::LargeInteger.storage_syntax(), Syntax::Integer);
-        assert_eq!(AdSyntax::DnBinary.storage_syntax(), Syntax::OctetString);
+        assert_eq!(AdSyntax::DnBinary.storage_syntax(), Syntax::DirectoryString);
+        assert_eq!(AdSyntax::OrName.storage_syntax(), Syntax::OctetString);
         assert_eq!(
             AdSyntax::UnicodeString.ldap_syntax_oid(),
             "1.3.6.1.4.1.1466.115.121.1.15"
