@@ -19,6 +19,10 @@ pub const SUPPORTED_CONTROLS: &[&str] = &[
     ctl::DOMAIN_SCOPE,
     ctl::SEARCH_OPTIONS,
     ctl::SHOW_DELETED,
+    // Without the recycle bin, recycled objects are the tombstones show-deleted shows,
+    // and no link value is kept deactivated, so there is none more to reveal.
+    ctl::SHOW_RECYCLED,
+    ctl::SHOW_DEACTIVATED_LINK,
     ctl::EXTENDED_DN,
 ];
 

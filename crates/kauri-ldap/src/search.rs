@@ -1250,6 +1250,8 @@ const OPERATIONAL: &[&str] = &[
     "modifyTimeStamp",
     "subschemaSubentry",
     "structuralObjectClass",
+    "primaryGroupToken",
+    "msDS-isRODC",
 ];
 
 /// AD's canonical name of a DN: the DNS name its `DC=` tail spells, then the other RDN
@@ -1285,9 +1287,11 @@ struct AttrIds {
     token_groups: bool,
     /// `msDS-ResultantPSO`.
     resultant_pso: bool,
+    /// `msDS-UserPasswordExpiryTimeComputed`.
+    expiry_time: bool,
     /// Operational attributes AD constructs when asked by name: `parentGUID`,
     /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`,
-    /// `structuralObjectClass`.
+    /// `structuralObjectClass`, `primaryGroupToken`, `msDS-isRODC`.
     operational: Vec<&'static str>,
     dir: Arc<kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>>,
 }
@@ -1329,6 +1333,7 @@ impl AttrIds {
             dn: domain && (sel.all_user || wants("distinguishedName")),
             token_groups: domain && base_scope && wants("tokenGroups"),
             resultant_pso: domain && wants("msDS-ResultantPSO"),
+            expiry_time: domain && wants("msDS-UserPasswordExpiryTimeComputed"),
             operational: OPERATIONAL
                 .iter()
                 .copied()
@@ -1364,6 +1369,60 @@ impl AttrIds {
                 let parent = kauri_db::Dn::parse(dn).ok()?.parent()?;
                 let pid = snap.lookup(&parent).ok()??;
                 first(pid, "objectGUID")
+            }
+            "primaryGroupToken" => {
+                // A group's RID, which accounts name as their primaryGroupID.
+                let a = snap.attr_id("objectClass")?;
+                let rec = snap.record(id).ok()??;
+                if !rec
+                    .attr(a)?
+                    .values()
+                    .any(|v| v.raw.eq_ignore_ascii_case(b"group"))
+                {
+                    return None;
+                }
+                let sid = first(id, "objectSid")?;
+                let rid = sid.get(sid.len().checked_sub(4)?..)?;
+                let rid = u32::from_le_bytes(rid.try_into().ok()?);
+                Some(rid.to_string().into_bytes())
+            }
+            "msDS-isRODC" => {
+                // A DSA is read-only when its category is NTDS-DSA-RO; a server and a
+                // DC's computer account answer for their DSA.
+                let classes: Vec<Vec<u8>> = {
+                    let a = snap.attr_id("objectClass")?;
+                    let rec = snap.record(id).ok()??;
+                    rec.attr(a)?.values().map(|v| v.raw.to_vec()).collect()
+                };
+                let is = |c: &str| classes.iter().any(|v| v.eq_ignore_ascii_case(c.as_bytes()));
+                let settings_of = |server: u64| -> Option<u64> {
+                    let dn = kauri_db::Dn::parse(&snap.dn_string(server).ok()?).ok()?;
+                    let rdn = kauri_db::Rdn::parse("CN=NTDS Settings").ok()?;
+                    snap.lookup(&dn.child(rdn)).ok()?
+                };
+                let dsa = if is("nTDSDSA") {
+                    id
+                } else if is("server") {
+                    settings_of(id)?
+                } else if is("computer") {
+                    let server = snap
+                        .linked_ids_by_name(id, "serverReferenceBL")
+                        .ok()??
+                        .into_iter()
+                        .next()?;
+                    settings_of(server)?
+                } else {
+                    return None;
+                };
+                let category = first(dsa, "objectCategory")?;
+                let ro = String::from_utf8_lossy(&category)
+                    .to_ascii_lowercase()
+                    .starts_with("cn=ntds-dsa-ro,");
+                Some(if ro {
+                    b"TRUE".to_vec()
+                } else {
+                    b"FALSE".to_vec()
+                })
             }
             "createTimeStamp" => first(id, "whenCreated"),
             "modifyTimeStamp" => first(id, "whenChanged"),
@@ -1429,7 +1488,7 @@ impl AttrIds {
                 });
             }
         }
-        if !self.token_groups && !self.resultant_pso {
+        if !self.token_groups && !self.resultant_pso && !self.expiry_time {
             return;
         }
         let Some(domain) = self.dir.domain() else {
@@ -1445,6 +1504,15 @@ impl AttrIds {
                 out.push(Attribute {
                     name: "tokenGroups".into(),
                     values: values(groups.into_iter().map(|(_, s)| s.to_bytes()).collect()),
+                });
+            }
+        }
+        if self.expiry_time && is_principal {
+            if let Ok(Some(t)) = kauri_domain::directory::password_expiry_time(snap, &self.dir, id)
+            {
+                out.push(Attribute {
+                    name: "msDS-UserPasswordExpiryTimeComputed".into(),
+                    values: values(vec![t.to_string().into_bytes()]),
                 });
             }
         }

@@ -343,6 +343,51 @@ pub(crate) fn canonical_rdn(schema: &Schema, rdn: &kauri_db::Rdn) -> kauri_db::R
     kauri_db::Rdn::from_avas(avas).unwrap_or_else(|_| rdn.clone())
 }
 
+/// An SPN names one account in the forest: one held by another object (not a tombstone)
+/// is a constraint violation, as AD answers.
+pub(crate) fn check_unique_spns<B: Backend>(
+    w: &DbWrite<'_, B>,
+    values: &[Vec<u8>],
+    me: Option<u64>,
+) -> DirResult<()> {
+    for v in values {
+        let taken = w
+            .find_eq("servicePrincipalName", v)?
+            .unwrap_or_default()
+            .into_iter()
+            .any(|id| Some(id) != me && !is_tombstone(w, id));
+        if taken {
+            return Err(DirError::ConstraintViolation(format!(
+                "00002083: the service principal name {} is already in use",
+                String::from_utf8_lossy(v)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A role owner (`fSMORoleOwner`) is a domain controller's NTDS Settings object
+/// (nTDSDSA); anything else is unwillingToPerform, as AD answers.
+pub(crate) fn check_role_owner<B: Backend>(
+    w: &DbWrite<'_, B>,
+    values: &[Vec<u8>],
+) -> DirResult<()> {
+    for v in values {
+        let is_dsa = std::str::from_utf8(v)
+            .ok()
+            .and_then(|t| Dn::parse(t).ok())
+            .and_then(|d| w.id_of(&d).ok().flatten())
+            .and_then(|id| w.values(id, "objectClass").ok())
+            .is_some_and(|ocs| ocs.iter().any(|c| c.eq_ignore_ascii_case(b"nTDSDSA")));
+        if !is_dsa {
+            return Err(DirError::UnwillingToPerform(
+                "00002084: fSMORoleOwner must name a domain controller's NTDS Settings".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// GeneralizedTime values in the form AD stores (`YYYYMMDDHHMMSS.0Z`): AD also takes a
 /// two-digit year (`YYMMDDHHMMSSZ`, 20YY below 50) and ignores whatever stands between a
 /// `.` and the closing `Z`. Values in other forms are left for the syntax check.
@@ -438,7 +483,41 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<u64> {
         let system = req.caller.is_system();
         let schema = &snap.schema;
+        let mut entry = entry;
         let dn = canonical_rdn_names(schema, &entry.dn);
+        // AD looks for the name before anything else: an existing entry is
+        // entryAlreadyExists whatever the rest of the request says.
+        if w.id_of(&dn)?.is_some() {
+            return Err(DirError::EntryAlreadyExists(format!(
+                "00002071: UpdErr: DSID-030503FA, problem 6005 (ENTRY_EXISTS), data 0: {dn}"
+            )));
+        }
+        // A new class's defaultObjectCategory names an existing object (or the class).
+        let new_class = entry
+            .get("objectClass")
+            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"classSchema")));
+        if let (true, false, Some(cat)) = (new_class, system, entry.get("defaultObjectCategory")) {
+            let target = cat
+                .first()
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|t| Dn::parse(t).ok());
+            let exists = match &target {
+                Some(t) if *t == dn => true,
+                Some(t) => w.id_of(t)?.is_some(),
+                None => false,
+            };
+            if !exists {
+                return Err(DirError::ConstraintViolation(
+                    "0000200B: defaultObjectCategory must name an existing object".into(),
+                ));
+            }
+        }
+        let new_attribute = entry
+            .get("objectClass")
+            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"attributeSchema")));
+        if new_attribute && !system {
+            self.prepare_new_attribute(w, schema, &mut entry)?;
+        }
         let rdn = dn
             .rdn()
             .cloned()
@@ -453,7 +532,9 @@ impl<B: Backend> Directory<B> {
         let mut attrs = Attrs::new();
         for (name, values) in entry.attrs {
             let def = attribute_def(schema, &name)?;
-            if !system {
+            // A schema object states its own systemFlags (the schema's, not the tree's).
+            let schema_flags = schema_object && def.ldap_name.eq_ignore_ascii_case("systemFlags");
+            if !system && !schema_flags {
                 match initial_value(&def.ldap_name, &values)? {
                     Initial::Ignored => continue,
                     Initial::Value(v) => {
@@ -472,6 +553,12 @@ impl<B: Backend> Directory<B> {
                 return Err(DirError::ConstraintViolation(format!(
                     "{name}: an attribute needs at least one value"
                 )));
+            }
+            if def.ldap_name.eq_ignore_ascii_case("servicePrincipalName") {
+                check_unique_spns(w, &values, None)?;
+            }
+            if !system && def.ldap_name.eq_ignore_ascii_case("fSMORoleOwner") {
+                check_role_owner(w, &values)?;
             }
             attrs.push(&def.ldap_name, canonical_times(def, values));
         }
@@ -834,12 +921,22 @@ impl<B: Backend> Directory<B> {
                 }
             }
             if existing.is_none() {
+                // The account attributes AD gives every new user and computer.
+                let current = self.working_schema();
                 for (a, v) in [
                     ("pwdLastSet", "0"),
                     ("badPwdCount", "0"),
+                    ("badPasswordTime", "0"),
+                    ("lastLogon", "0"),
+                    ("lastLogoff", "0"),
+                    ("logonCount", "0"),
+                    ("codePage", "0"),
+                    ("countryCode", "0"),
                     ("accountExpires", "9223372036854775807"),
                 ] {
-                    if attrs.get(a).is_none() {
+                    let known = set.allowed.contains(&a.to_ascii_lowercase())
+                        && current.schema.attribute(a).is_some();
+                    if attrs.get(a).is_none() && known {
                         attrs.set_text(a, v);
                     }
                 }
@@ -973,6 +1070,150 @@ impl<B: Backend> Directory<B> {
             Definition::Class(c) => schema.add_class(c).map_err(invalid)?,
         }
         Ok(Some(schema))
+    }
+
+    /// What AD fills in or refuses when a client defines an attribute: a linkID given as
+    /// the OID 1.2.840.113556.1.2.50 becomes a new forward link's even number, one given
+    /// as a forward link's name or OID becomes its back link's; a mAPIID given as
+    /// 1.2.840.113556.1.2.49 becomes the next free one; taken numbers are refused; the
+    /// server assigns msDS-IntId (a client may not); an omSyntax the attributeSyntax
+    /// implies is supplied; the base-schema flag is not a client's to set.
+    fn prepare_new_attribute(
+        &self,
+        w: &DbWrite<'_, B>,
+        schema: &Schema,
+        entry: &mut Entry,
+    ) -> DirResult<()> {
+        const GENERATE_LINK_ID: &str = "1.2.840.113556.1.2.50";
+        const GENERATE_MAPI_ID: &str = "1.2.840.113556.1.2.49";
+        let text = |e: &Entry, name: &str| {
+            e.get(name)
+                .and_then(|v| v.first())
+                .map(|v| String::from_utf8_lossy(v).trim().to_string())
+        };
+        fn set(e: &mut Entry, name: &str, value: String) {
+            e.attrs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            e.push(name, vec![value.into_bytes()]);
+        }
+        let refuse = |why: String| Err(DirError::UnwillingToPerform(format!("0000209A: {why}")));
+        if entry.get("msDS-IntId").is_some() {
+            return refuse("msDS-IntId is assigned by the server".into());
+        }
+        if let Some(given) = text(entry, "linkID") {
+            let used = |n: i32| schema.attribute_by_link_id(n).is_some();
+            let link = if given == GENERATE_LINK_ID {
+                let top = schema
+                    .attributes()
+                    .filter_map(|a| a.link_id)
+                    .max()
+                    .unwrap_or(0);
+                let mut n = (top.max(0) / 2 + 1) * 2;
+                while used(n) || used(n + 1) {
+                    n += 2;
+                }
+                n
+            } else if let Ok(n) = given.parse::<i32>() {
+                if used(n) {
+                    return refuse(format!("linkID {n} is already in use"));
+                }
+                n
+            } else {
+                let forward = schema
+                    .attribute(&given)
+                    .or_else(|| schema.attribute_by_oid(&given));
+                match forward.and_then(|f| f.link_id) {
+                    Some(n) if n % 2 == 0 && !used(n + 1) => n + 1,
+                    Some(_) => {
+                        return refuse(format!("{given} is not a forward link without a back link"))
+                    }
+                    None => return refuse(format!("linkID {given} names no linked attribute")),
+                }
+            };
+            set(entry, "linkID", link.to_string());
+        }
+        let mapi = text(entry, "mAPIID");
+        // Only the base schema is marked as such; a client's attribute is not.
+        if let Some(flags) = text(entry, "systemFlags").and_then(|t| t.parse::<i64>().ok()) {
+            set(entry, "systemFlags", (flags & !0x10).to_string());
+        }
+        let needs_int_id = true;
+        if mapi.is_some() || needs_int_id {
+            // The numbers the schema objects already hold.
+            let mut mapi_ids = Vec::new();
+            let mut int_ids = Vec::new();
+            if let Some(domain) = self.domain() {
+                if let Some(sid) = w.id_of(&domain.schema_dn)? {
+                    for child in w.children(sid)? {
+                        mapi_ids.extend(w.int(child, "mAPIID")?);
+                        int_ids.extend(w.int(child, "msDS-IntId")?);
+                    }
+                }
+            }
+            if let Some(given) = mapi {
+                let id = if given == GENERATE_MAPI_ID {
+                    // Generated numbers come from AD's range for them (from 0x8000).
+                    mapi_ids
+                        .iter()
+                        .copied()
+                        .filter(|n| *n >= 0x8000)
+                        .max()
+                        .unwrap_or(0x7fff)
+                        + 1
+                } else {
+                    let n: i64 = given.parse().map_err(|_| {
+                        DirError::InvalidAttributeSyntax(format!("mAPIID {given} is not a number"))
+                    })?;
+                    if mapi_ids.contains(&n) {
+                        return refuse(format!("mAPIID {n} is already in use"));
+                    }
+                    n
+                };
+                set(entry, "mAPIID", id.to_string());
+            }
+            if needs_int_id {
+                // AD draws msDS-IntId from 0x80000000–0xBFFFFFFF, stored as a signed int.
+                let int_id = loop {
+                    let mut r = [0u8; 4];
+                    getrandom::fill(&mut r)
+                        .map_err(|e| DirError::UnwillingToPerform(format!("random: {e}")))?;
+                    let v = (u32::from_le_bytes(r) & 0x3fff_ffff) | 0x8000_0000;
+                    let v = i64::from(v as i32);
+                    if !int_ids.contains(&v) {
+                        break v;
+                    }
+                };
+                set(entry, "msDS-IntId", int_id.to_string());
+            }
+        }
+        if entry.get("oMSyntax").is_none() {
+            let om = match text(entry, "attributeSyntax").as_deref() {
+                Some("2.5.5.1") => Some(("127", Some("2b0c0287731c00854a"))),
+                Some("2.5.5.2") => Some(("6", None)),
+                Some("2.5.5.3") => Some(("27", None)),
+                Some("2.5.5.4") => Some(("20", None)),
+                Some("2.5.5.6") => Some(("18", None)),
+                Some("2.5.5.8") => Some(("1", None)),
+                Some("2.5.5.9") => Some(("2", None)),
+                Some("2.5.5.10") => Some(("4", None)),
+                Some("2.5.5.11") => Some(("24", None)),
+                Some("2.5.5.12") => Some(("64", None)),
+                Some("2.5.5.15") => Some(("66", None)),
+                Some("2.5.5.16") => Some(("65", None)),
+                Some("2.5.5.17") => Some(("4", None)),
+                _ => None,
+            };
+            if let Some((om, class)) = om {
+                set(entry, "oMSyntax", om.to_string());
+                if let (Some(c), None) = (class, entry.get("oMObjectClass")) {
+                    let bytes: Vec<u8> = (0..c.len())
+                        .step_by(2)
+                        .filter_map(|i| u8::from_str_radix(&c[i..i + 2], 16).ok())
+                        .collect();
+                    entry.attrs.push(("oMObjectClass".into(), vec![bytes]));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Makes an extended schema the working copy of this transaction (published after

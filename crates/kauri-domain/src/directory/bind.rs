@@ -123,7 +123,7 @@ impl<B: Backend> Directory<B> {
         let now = ad_time_from_unix(now_secs() as i64);
         // The token serves twice: the password policy and the administrator check.
         let groups = token_groups(&r, &domain, id)?;
-        let pso = resultant_pso_among(&r, id, || Ok(groups.clone()))?;
+        let pso = resultant_pso_among(&r, &domain, id, || Ok(groups.clone()))?;
         let policy = policy_of(&r, self, pso)?;
         let lockout_time = r.int(id, "lockoutTime")?.unwrap_or(0);
         if lockout_time > 0 && lockout_active(lockout_time, now, policy.lockout_duration_secs) {

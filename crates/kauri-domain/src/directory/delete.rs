@@ -276,11 +276,9 @@ impl<B: Backend> Directory<B> {
             .into_iter()
             .next()
             .and_then(|g| <[u8; 16]>::try_from(g.as_slice()).ok());
-        // Links go first: a tombstone is in no group and has no members.
-        let touched = w.remove_all_links(id)?;
-        for other in touched {
-            w.touch(other)?;
-        }
+        // Links go first: a tombstone is in no group and has no members. As in AD, the
+        // groups that lose the member keep their uSNChanged: the delete is the change.
+        w.remove_all_links(id)?;
         let names: Vec<String> = match w.record(id)? {
             Some(rec) => rec.attrs().map(|a| a.id).collect::<Vec<u32>>(),
             None => Vec::new(),

@@ -11,8 +11,8 @@ use kauri_kv::Backend;
 
 use super::access::Access;
 use super::add::{
-    attribute_def, canonical_times, check_link_targets, check_nesting, check_values,
-    check_writable, Attrs,
+    attribute_def, canonical_times, check_link_targets, check_nesting, check_role_owner,
+    check_unique_spns, check_values, check_writable, Attrs,
 };
 use super::classes::SchemaSnapshot;
 use super::credentials::is_password_attr;
@@ -57,6 +57,7 @@ impl<B: Backend> Directory<B> {
         let mut oc = current_oc.clone();
         let mut oc_changed = false;
         let kept = sam_kept_attributes(&current_oc);
+        let mut descriptions: Option<usize> = None;
         for m in mods {
             let def = attribute_def(schema, &m.attr)?;
             let name = def.ldap_name.clone();
@@ -67,6 +68,43 @@ impl<B: Backend> Directory<B> {
                 return Err(DirError::UnwillingToPerform(format!(
                     "{name} cannot be removed from a security principal"
                 )));
+            }
+            // SAM objects keep one description through modifies (several are allowed
+            // only when the object is created), as AD's SAM answers.
+            if lower == "description" && !system && !kept.is_empty() {
+                // Counted through the request's own earlier changes.
+                let held = match descriptions {
+                    Some(n) => n,
+                    None => w.values(id, "description")?.len(),
+                };
+                let too_many = match m.op {
+                    ModifyOp::Replace => m.values.len() > 1,
+                    ModifyOp::Add => m.values.len() > 1 || held >= 1,
+                    _ => false,
+                };
+                if too_many {
+                    return Err(DirError::AttributeOrValueExists(
+                        "00002083: a SAM object keeps a single description".into(),
+                    ));
+                }
+                descriptions = Some(match m.op {
+                    ModifyOp::Replace => m.values.len(),
+                    ModifyOp::Add => held + m.values.len(),
+                    ModifyOp::Delete if m.values.is_empty() => 0,
+                    ModifyOp::Delete => held.saturating_sub(m.values.len()),
+                    ModifyOp::Increment => held,
+                });
+            }
+            if lower == "serviceprincipalname" && m.op != ModifyOp::Delete {
+                check_unique_spns(w, &m.values, Some(id))?;
+            }
+            if lower == "fsmoroleowner" && !system && m.op != ModifyOp::Delete {
+                if m.values.is_empty() {
+                    return Err(DirError::UnwillingToPerform(
+                        "00002084: fSMORoleOwner is cleared by a delete".into(),
+                    ));
+                }
+                check_role_owner(w, &m.values)?;
             }
             if lower == "dsheuristics" && m.op != ModifyOp::Delete {
                 for v in &m.values {
@@ -404,6 +442,31 @@ impl<B: Backend> Directory<B> {
                 touched = true;
             }
         }
+        if set.is("computer") {
+            rewrite_spns(w, id, out)?;
+        }
+        // A group changes scope only by way of universal: global and domain local do not
+        // turn into each other (AD's rule).
+        if let Some(m) = out
+            .iter()
+            .find(|m| m.attr.eq_ignore_ascii_case("groupType") && m.op != ModifyOp::Delete)
+        {
+            let new_bits = m.values.first().and_then(|v| principal::parse_u32_bits(v));
+            let before = group_scope_of(w, id)?;
+            if let (Some(bits), Some(before)) = (new_bits, before) {
+                let after = principal::group_scope(bits, system)?;
+                if matches!(
+                    (before, after),
+                    (Scope::Global, Scope::DomainLocal) | (Scope::DomainLocal, Scope::Global)
+                ) {
+                    return Err(DirError::UnwillingToPerform(
+                        "00000057: a global group and a domain local group cannot turn into \
+                         each other; change to universal first"
+                            .into(),
+                    ));
+                }
+            }
+        }
         if touched {
             // Values not changed keep what the entry has, so derived ones stay right.
             for a in ["userAccountControl", "groupType"] {
@@ -624,6 +687,97 @@ pub(crate) fn group_rid<B: Backend>(
 /// What a client may change on an existing schema definition: add optional attributes,
 /// auxiliary classes and possible superiors to a class; change an attribute's indexing;
 /// and the descriptive attributes of either.
+/// The host part of an SPN (`class/host[:port][/name]`) and where it starts and ends.
+fn spn_host(spn: &str) -> Option<(usize, usize)> {
+    let start = spn.find('/')? + 1;
+    let len = spn[start..].find([':', '/']).unwrap_or(spn.len() - start);
+    Some((start, start + len))
+}
+
+/// An account name without its one trailing `$` (a computer's), as SPNs name the host.
+fn sam_host(name: &str) -> &str {
+    name.strip_suffix('$').unwrap_or(name)
+}
+
+/// AD keeps a computer's SPNs naming it when it is renamed: a new dNSHostName or
+/// sAMAccountName rewrites the SPNs (as they stand after this modify) whose host is the
+/// old name. A change of case only, or a name that was not set, rewrites nothing.
+fn rewrite_spns<B: Backend>(
+    w: &DbWrite<'_, B>,
+    id: u64,
+    out: &mut Vec<Modification>,
+) -> DirResult<()> {
+    let new_value = |attr: &str| {
+        out.iter()
+            .rev()
+            .find(|m| m.attr.eq_ignore_ascii_case(attr) && m.op != ModifyOp::Delete)
+            .and_then(|m| m.values.first())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    };
+    let mut renames: Vec<(String, String)> = Vec::new();
+    if let (Some(old), Some(new)) = (w.text(id, "dNSHostName")?, new_value("dNSHostName")) {
+        renames.push((old, new));
+    }
+    if let (Some(old), Some(new)) = (w.text(id, "sAMAccountName")?, new_value("sAMAccountName")) {
+        renames.push((sam_host(&old).to_string(), sam_host(&new).to_string()));
+    }
+    renames.retain(|(old, new)| !old.is_empty() && !old.eq_ignore_ascii_case(new));
+    if renames.is_empty() {
+        return Ok(());
+    }
+    // The SPNs as this modify leaves them.
+    let mut spns: Vec<String> = w
+        .values(id, "servicePrincipalName")?
+        .iter()
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    for m in out
+        .iter()
+        .filter(|m| m.attr.eq_ignore_ascii_case("servicePrincipalName"))
+    {
+        let given: Vec<String> = m
+            .values
+            .iter()
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        match m.op {
+            ModifyOp::Add => spns.extend(given),
+            ModifyOp::Replace => spns = given,
+            ModifyOp::Delete if given.is_empty() => spns.clear(),
+            ModifyOp::Delete => spns.retain(|s| !given.iter().any(|g| g.eq_ignore_ascii_case(s))),
+            ModifyOp::Increment => {}
+        }
+    }
+    let mut changed = false;
+    for spn in &mut spns {
+        let Some((a, b)) = spn_host(spn) else {
+            continue;
+        };
+        if let Some((_, new)) = renames
+            .iter()
+            .find(|(old, _)| spn[a..b].eq_ignore_ascii_case(old))
+        {
+            *spn = format!("{}{}{}", &spn[..a], new, &spn[b..]);
+            changed = true;
+        }
+    }
+    if changed {
+        let mut seen: Vec<String> = Vec::new();
+        spns.retain(|s| {
+            let fresh = !seen.iter().any(|x| x.eq_ignore_ascii_case(s));
+            seen.push(s.clone());
+            fresh
+        });
+        out.retain(|m| !m.attr.eq_ignore_ascii_case("servicePrincipalName"));
+        out.push(Modification {
+            op: ModifyOp::Replace,
+            attr: "servicePrincipalName".into(),
+            values: spns.into_iter().map(String::into_bytes).collect(),
+        });
+    }
+    Ok(())
+}
+
 /// AD's rule for `dSHeuristics`: from the tenth character on, every tenth one counts the
 /// decades (`1` at the 10th, `2` at the 20th, … `9` at the 90th), so that a misaligned
 /// value is refused rather than misread.
@@ -650,6 +804,18 @@ fn check_schema_update(set: &super::ClassSet, dn: &Dn, mods: &[Modification]) ->
     const ATTRIBUTE_FLAGS: &[&str] = &["searchflags", "ismemberofpartialattributeset"];
     for m in mods {
         let lower = m.attr.to_ascii_lowercase();
+        let removes = m.values.is_empty() && matches!(m.op, ModifyOp::Delete | ModifyOp::Replace);
+        if removes
+            && matches!(
+                lower.as_str(),
+                "ldapdisplayname" | "attributeid" | "governsid"
+            )
+        {
+            return Err(DirError::ObjectClassViolation(format!(
+                "{dn}: {} is mandatory for a schema object",
+                m.attr
+            )));
+        }
         let ok = DESCRIPTIVE.contains(&lower.as_str())
             || (set.is("classSchema")
                 && CLASS_LISTS.contains(&lower.as_str())

@@ -45,26 +45,66 @@ pub fn token_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<V
 /// one applied to the account itself with the lowest precedence, else the lowest among
 /// those applied to its groups; ties go to the smaller objectGUID.
 pub fn resultant_pso<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Option<u64>> {
-    resultant_pso_among(v, id, || token_groups(v, domain, id))
+    resultant_pso_among(v, domain, id, || token_groups(v, domain, id))
 }
 
+/// `userAccountControl` bit of an ordinary user account.
+const UF_NORMAL_ACCOUNT: i64 = 0x200;
+
 /// [`resultant_pso`] for a caller that may have the account's token already (`groups`
-/// is asked for only when no object applies to the account itself).
+/// is asked for only when no object applies to the account itself). As AD reads it: only
+/// ordinary user accounts other than krbtgt have one; only settings objects in the domain's Password
+/// Settings Container count; groups count when they are the domain's own (the Builtin
+/// groups never apply).
 pub(crate) fn resultant_pso_among<V: View>(
     v: &V,
+    domain: &DomainInfo,
     id: u64,
     groups: impl FnOnce() -> DirResult<Vec<(u64, Sid)>>,
 ) -> DirResult<Option<u64>> {
+    let uac = v.int(id, "userAccountControl")?.unwrap_or(0);
+    if uac & UF_NORMAL_ACCOUNT == 0 {
+        return Ok(None);
+    }
+    // Nor does krbtgt (RID 502), whose password the KDC alone manages.
+    let sid = v.values(id, "objectSid")?;
+    if sid
+        .first()
+        .and_then(|b| Sid::from_bytes(b).ok())
+        .and_then(|s| s.rid())
+        == Some(502)
+    {
+        return Ok(None);
+    }
     let direct = v.links(id, "msDS-PSOApplied")?;
     let candidates = if direct.is_empty() {
         let mut all = Vec::new();
-        for (g, _) in groups()? {
-            all.extend(v.links(g, "msDS-PSOApplied")?);
+        for (g, sid) in groups()? {
+            if sid.domain().as_ref() == Some(&domain.sid) {
+                all.extend(v.links(g, "msDS-PSOApplied")?);
+            }
         }
         all
     } else {
         direct
     };
+    let container = kauri_db::Rdn::parse("CN=System")
+        .ok()
+        .zip(kauri_db::Rdn::parse("CN=Password Settings Container").ok())
+        .map(|(sys, psc)| domain.domain_dn.child(sys).child(psc));
+    let in_container = |pso: u64| -> DirResult<bool> {
+        let parent = kauri_db::Dn::parse(&v.dn_of(pso)?)
+            .ok()
+            .and_then(|d| d.parent());
+        Ok(parent.is_some() && parent == container)
+    };
+    let mut kept = Vec::with_capacity(candidates.len());
+    for pso in candidates {
+        if in_container(pso)? {
+            kept.push(pso);
+        }
+    }
+    let candidates = kept;
     let mut best: Option<(i64, Vec<u8>, u64)> = None;
     for pso in candidates {
         let precedence = v
@@ -84,6 +124,39 @@ pub(crate) fn resultant_pso_among<V: View>(
         }
     }
     Ok(best.map(|(_, _, id)| id))
+}
+
+/// `msDS-UserPasswordExpiryTimeComputed`: when an account's password expires (AD time),
+/// `i64::MAX` for never (passwords that do not expire, smart-card and trust accounts,
+/// no maximum age), 0 when it must change at next logon; `None` for non-accounts.
+pub fn password_expiry_time<V: View, B: Backend>(
+    v: &V,
+    dir: &Directory<B>,
+    id: u64,
+) -> DirResult<Option<i64>> {
+    /// DONT_EXPIRE_PASSWD, SMARTCARD_REQUIRED and the trust account kinds.
+    const NEVER_EXPIRES: u32 = 0x1_0000 | 0x4_0000 | 0x800 | 0x1000 | 0x2000;
+    let Some(uac) = v.int(id, "userAccountControl")? else {
+        return Ok(None);
+    };
+    if (uac as u32) & NEVER_EXPIRES != 0 {
+        return Ok(Some(i64::MAX));
+    }
+    let last = v.int(id, "pwdLastSet")?.unwrap_or(0);
+    if last == 0 {
+        return Ok(Some(0));
+    }
+    let policy = resultant_policy(v, dir, id)?;
+    if policy.max_age_secs <= 0 {
+        return Ok(Some(i64::MAX));
+    }
+    Ok(Some(
+        last.saturating_add(
+            policy
+                .max_age_secs
+                .saturating_mul(crate::password::AD_TICKS_PER_SECOND),
+        ),
+    ))
 }
 
 /// The password policy that applies to an account.
