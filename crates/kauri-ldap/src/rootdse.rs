@@ -177,11 +177,27 @@ pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResu
         if let Identity::Account(a) = identity {
             let mut sids: Vec<Vec<u8>> = a.sid.iter().map(|s| s.to_bytes()).collect();
             sids.extend(a.groups.iter().map(|s| s.to_bytes()));
+            let snap = ctx.db.read().ok();
+            let domain = ctx.dir.domain();
             for well_known in ["S-1-1-0", "S-1-5-2", "S-1-5-11"] {
-                if let Ok(sid) = kauri_domain::sid::Sid::parse(well_known) {
-                    sids.push(sid.to_bytes());
+                let Ok(sid) = kauri_domain::sid::Sid::parse(well_known) else {
+                    continue;
+                };
+                // The groups the well-known identity is a member of (through its foreign
+                // security principal, e.g. Pre-Windows 2000 Compatible Access).
+                if let (Some(snap), Some(domain)) = (&snap, &domain) {
+                    let holders = snap.find_eq("objectSid", &sid.to_bytes()).ok().flatten();
+                    for fsp in holders.unwrap_or_default() {
+                        if let Ok(groups) = kauri_domain::directory::token_groups(snap, domain, fsp)
+                        {
+                            sids.extend(groups.into_iter().map(|(_, s)| s.to_bytes()));
+                        }
+                    }
                 }
+                sids.push(sid.to_bytes());
             }
+            let mut seen = std::collections::HashSet::new();
+            sids.retain(|s| seen.insert(s.clone()));
             attrs.push(("tokenGroups", sids));
         }
     }

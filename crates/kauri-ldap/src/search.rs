@@ -738,6 +738,11 @@ fn sort_matches(
         .iter()
         .map(|k| snap.attr_id(&k.attribute))
         .collect();
+    let binary: Vec<bool> = keys
+        .keys
+        .iter()
+        .map(|k| sorts_binary(ctx, &k.attribute))
+        .collect();
     let mut cursor = snap.open_cursor(dreq).map_err(|e| db_result(&e))?;
     let mut rows: Vec<(SortKeys, u64)> = Vec::new();
     let max = ctx.cfg.max_sort_entries;
@@ -751,9 +756,10 @@ fn sort_matches(
             .keys
             .iter()
             .zip(&attr_ids)
-            .map(|(k, id)| {
+            .zip(&binary)
+            .map(|((k, id), binary)| {
                 let a = id.and_then(|id| hit.record.attr(id))?;
-                let vals = a.values().map(|v| v.norm.to_vec());
+                let vals = a.values().map(|v| sort_key(&v, *binary));
                 if k.reverse {
                     vals.max()
                 } else {
@@ -775,10 +781,29 @@ fn sort_matches(
     Ok((rows.into_iter().map(|(_, id)| id).collect(), cursor))
 }
 
-/// The least normalized value of an attribute in a record.
-fn least_value(rec: &kauri_db::record::RecordView<'_>, attr: Option<u32>) -> Option<Vec<u8>> {
+/// Whether AD sorts an attribute's values as bytes: PrintableString ones (serialNumber),
+/// case and spaces counting; other strings sort by their matching rule's normalized form.
+fn sorts_binary(ctx: &Ctx, attr: &str) -> bool {
+    ctx.db.config().schema.syntax_of(attr) == kauri_db::Syntax::PrintableString
+}
+
+/// The value a sort compares.
+fn sort_key(v: &kauri_db::record::ValueView<'_>, binary: bool) -> Vec<u8> {
+    if binary {
+        v.raw.to_vec()
+    } else {
+        v.norm.to_vec()
+    }
+}
+
+/// The least sort key of an attribute in a record.
+fn least_value(
+    rec: &kauri_db::record::RecordView<'_>,
+    attr: Option<u32>,
+    binary: bool,
+) -> Option<Vec<u8>> {
     attr.and_then(|a| rec.attr(a))
-        .and_then(|x| x.values().map(|v| v.norm.to_vec()).min())
+        .and_then(|x| x.values().map(|v| sort_key(&v, binary)).min())
 }
 
 /// Continuation references (`ldap://host/NC`) for the naming contexts a search's scope
@@ -933,17 +958,22 @@ fn vlv_window(
                 ));
             };
             let syntax = ctx.db.config().schema.syntax_of(&first.attribute);
-            let norm = syntax
-                .normalize(value)
-                .map(|n| n.into_owned())
-                .unwrap_or_else(|_| value.clone());
+            let binary = sorts_binary(ctx, &first.attribute);
+            let norm = if binary {
+                value.clone()
+            } else {
+                syntax
+                    .normalize(value)
+                    .map(|n| n.into_owned())
+                    .unwrap_or_else(|_| value.clone())
+            };
             let attr = snap.attr_id(&first.attribute);
             let mut pos = count + 1;
             let mut probe = list.cursor.reorder(ids.clone());
             let mut i = 0usize;
             snap.advance(&mut probe, usize::MAX, |hit| {
                 i += 1;
-                let key = least_value(&hit.record, attr);
+                let key = least_value(&hit.record, attr, binary);
                 let reached = match key {
                     Some(k) if first.reverse => k <= norm,
                     Some(k) => k >= norm,
@@ -1025,7 +1055,31 @@ fn entry_message(
     extended_dn: Option<i32>,
 ) -> Result<Vec<u8>, DbError> {
     let dn = snap.cached_dn(dns, hit.id)?;
-    let attributes = attrs.attributes(snap, hit.id, &dn, &hit.record, job.req.types_only);
+    let mut attributes = attrs.attributes(snap, hit.id, &dn, &hit.record, job.req.types_only);
+    if let Some(format) = extended_dn {
+        // AD gives every DN value (memberOf, member, manager, …) in the extended form too.
+        let schema = attrs.dir.schema();
+        for a in &mut attributes {
+            let base = a.name.split(';').next().unwrap_or(&a.name);
+            if base.eq_ignore_ascii_case("distinguishedName")
+                || schema.schema.syntax_of(base) != kauri_db::Syntax::Dn
+            {
+                continue;
+            }
+            for v in &mut a.values {
+                let Ok(text) = std::str::from_utf8(v) else {
+                    continue;
+                };
+                let target = kauri_db::Dn::parse(text)
+                    .ok()
+                    .and_then(|d| snap.lookup(&d).ok().flatten())
+                    .and_then(|id| snap.record(id).ok().flatten());
+                if let Some(rec) = target {
+                    *v = extended_dn_text(snap, &rec, text, format).into_bytes();
+                }
+            }
+        }
+    }
     let dn = match extended_dn {
         Some(format) => extended_dn_text(snap, &hit.record, &dn, format),
         None => dn,
@@ -1289,6 +1343,10 @@ struct AttrIds {
     resultant_pso: bool,
     /// `msDS-UserPasswordExpiryTimeComputed`.
     expiry_time: bool,
+    /// `replPropertyMetaData`, and the invocation id that stands for this database in it.
+    metadata: Option<[u8; 16]>,
+    /// Stored attributes AD computes, returned only when named (`msDS-KeyVersionNumber`).
+    named_only: Vec<u32>,
     /// Operational attributes AD constructs when asked by name: `parentGUID`,
     /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`,
     /// `structuralObjectClass`, `primaryGroupToken`, `msDS-isRODC`.
@@ -1334,6 +1392,12 @@ impl AttrIds {
             token_groups: domain && base_scope && wants("tokenGroups"),
             resultant_pso: domain && wants("msDS-ResultantPSO"),
             expiry_time: domain && wants("msDS-UserPasswordExpiryTimeComputed"),
+            metadata: (domain && wants("replPropertyMetaData")).then(|| ctx.db.invocation_id()),
+            named_only: ["msDS-KeyVersionNumber"]
+                .iter()
+                .filter(|n| !wants(n))
+                .filter_map(|n| snap.attr_id(n))
+                .collect(),
             operational: OPERATIONAL
                 .iter()
                 .copied()
@@ -1488,6 +1552,23 @@ impl AttrIds {
                 });
             }
         }
+        if let Some(invocation) = self.metadata {
+            if let Some(domain) = self.dir.domain() {
+                let schema = self.dir.schema();
+                if let Ok(Some(blob)) = kauri_domain::directory::metadata::repl_property_meta_data(
+                    snap,
+                    &schema.schema,
+                    &domain.schema_dn,
+                    invocation,
+                    id,
+                ) {
+                    out.push(Attribute {
+                        name: "replPropertyMetaData".into(),
+                        values: values(vec![blob]),
+                    });
+                }
+            }
+        }
         if !self.token_groups && !self.resultant_pso && !self.expiry_time {
             return;
         }
@@ -1546,7 +1627,7 @@ impl AttrIds {
         };
         if self.all {
             for a in rec.attrs() {
-                if self.hidden.binary_search(&a.id).is_ok() {
+                if self.hidden.binary_search(&a.id).is_ok() || self.named_only.contains(&a.id) {
                     continue;
                 }
                 self.emit_stored(snap, a, range_of(a.id), types_only, &mut out);

@@ -921,6 +921,10 @@ impl<B: Backend> Directory<B> {
                 }
             }
             if existing.is_none() {
+                // Every account starts at key version 1, with a password or without.
+                if set.is("user") {
+                    attrs.set_text(super::credentials::KEY_VERSION_ATTR, "1");
+                }
                 // The account attributes AD gives every new user and computer.
                 let current = self.working_schema();
                 for (a, v) in [

@@ -106,6 +106,17 @@ impl<B: Backend> Directory<B> {
             }
         }
         let Some(password) = given else {
+            // An account created to require a smart card gets keys nobody knows.
+            let uac = attrs
+                .get("userAccountControl")
+                .and_then(|v| v.first())
+                .and_then(|v| super::principal::parse_u32_bits(v))
+                .unwrap_or(0);
+            if uac & 0x4_0000 != 0 {
+                let secrets = StoredSecrets::from_password(&random_text()?)
+                    .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
+                attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
+            }
             return Ok(());
         };
         self.require_encryption(req)?;
@@ -224,6 +235,37 @@ impl<B: Backend> Directory<B> {
                 values: vec![sealed],
             },
             Modification::new(ModifyOp::Replace, "pwdLastSet", &[&now]),
+            next_key_version(w, id)?,
+        ])
+    }
+
+    /// The change that gives an account a random password nobody knows (AD does so when
+    /// an account comes to require a smart card): new keys, a new key version, the
+    /// password history kept, pwdLastSet untouched.
+    pub(crate) fn random_password(
+        &self,
+        w: &DbWrite<'_, B>,
+        id: u64,
+    ) -> DirResult<Vec<Modification>> {
+        let password = random_text()?;
+        let history = resultant_policy(w, self, id)?.history_length;
+        let secrets = match self.stored_secrets(w, id)? {
+            Some(c) => c.with_new_password(&password, history),
+            None => StoredSecrets::from_password(&password),
+        }
+        .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
+        let guid = w
+            .values(id, "objectGUID")?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        Ok(vec![
+            Modification {
+                op: ModifyOp::Replace,
+                attr: SECRETS_ATTR.to_string(),
+                values: vec![self.seal(&secrets, &guid)?],
+            },
+            next_key_version(w, id)?,
         ])
     }
 
@@ -234,6 +276,28 @@ impl<B: Backend> Directory<B> {
         };
         policy_from(v, domain.domain_id, false)
     }
+}
+
+/// Where an account keeps its key version (AD's `msDS-KeyVersionNumber`): 1 from its
+/// creation, one more with every new password. Kerberos keys carry it as their kvno.
+pub(crate) const KEY_VERSION_ATTR: &str = "msDS-KeyVersionNumber";
+
+/// A password nobody knows: 64 random printable characters.
+fn random_text() -> DirResult<String> {
+    let mut raw = [0u8; 64];
+    getrandom::fill(&mut raw)
+        .map_err(|e| DirError::UnwillingToPerform(format!("random password: {e}")))?;
+    Ok(raw.iter().map(|b| char::from(b'!' + (b % 94))).collect())
+}
+
+/// The change that moves an account to its next key version.
+fn next_key_version<B: Backend>(w: &DbWrite<'_, B>, id: u64) -> DirResult<Modification> {
+    let next = w.int(id, KEY_VERSION_ATTR)?.unwrap_or(0).saturating_add(1);
+    Ok(Modification::new(
+        ModifyOp::Replace,
+        KEY_VERSION_ATTR,
+        &[&next.to_string()],
+    ))
 }
 
 /// A policy from the attributes of a domain object or a password settings object.

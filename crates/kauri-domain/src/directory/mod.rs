@@ -17,6 +17,7 @@ mod credentials;
 mod delete;
 pub mod error;
 mod info;
+pub mod metadata;
 mod modify;
 pub mod principal;
 pub mod rename_domain;

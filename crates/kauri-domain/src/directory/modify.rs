@@ -497,6 +497,26 @@ impl<B: Backend> Directory<B> {
                 }
             }
         }
+        // An account that comes to require a smart card gets a random password (AD's
+        // answer: the old one must not log on any more).
+        if set.is("user") {
+            const SMARTCARD_REQUIRED: u32 = 0x4_0000;
+            let before = w.int(id, "userAccountControl")?.unwrap_or(0) as u32;
+            let after = out
+                .iter()
+                .rev()
+                .find(|m| {
+                    m.attr.eq_ignore_ascii_case("userAccountControl") && m.op != ModifyOp::Delete
+                })
+                .and_then(|m| m.values.first())
+                .and_then(|v| principal::parse_u32_bits(v));
+            if let Some(after) = after {
+                if after & SMARTCARD_REQUIRED != 0 && before & SMARTCARD_REQUIRED == 0 {
+                    let keys = self.random_password(w, id)?;
+                    out.extend(keys);
+                }
+            }
+        }
         if set.is("group") {
             let added: Vec<Vec<u8>> = out
                 .iter()
