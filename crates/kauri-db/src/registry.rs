@@ -42,7 +42,12 @@ impl Registry {
         self.names.len().saturating_sub(1) as u32
     }
 
-    /// Adds one registration.
+    /// Forgets a lowercased name (its attribute was renamed).
+    pub fn remove_name(&mut self, lower: &str) {
+        self.by_name.remove(lower);
+    }
+
+    /// Adds one registration (a later name for the same id replaces the earlier).
     pub fn insert(&mut self, id: u32, name: &str) {
         self.by_name.insert(name.to_ascii_lowercase(), id);
         let idx = id as usize;

@@ -683,3 +683,62 @@ print('ok')
         "hidden values and protected objects",
     );
 }
+
+#[test]
+fn paging_names_and_metadata_as_ad_answers() {
+    ldap3(
+        r#"
+import struct
+c = plain()
+users = 'CN=Users,' + BASE
+for i in range(5):
+    assert c.add('CN=Pager %d,%s' % (i, users), 'user', {'sAMAccountName': 'pager%d' % i, 'givenName': 'Ann', 'sn': 'Lee%d' % i}), c.result
+# A paged search continues only with the request it started with.
+c.search(users, '(sAMAccountName=pager*)', paged_size=2, attributes=['cn'])
+cookie = c.result['controls']['1.2.840.113556.1.4.319']['value']['cookie']
+assert cookie
+c.search(users, '(sAMAccountName=pager1)', paged_size=2, paged_cookie=cookie, attributes=['cn'])
+assert code(c) == 12, c.result
+# Ambiguous name resolution: a prefix of any ANR attribute, or first and last name.
+c.search(users, '(anr=pager3)', attributes=['cn'])
+assert [e.cn.value for e in c.entries] == ['Pager 3'], c.entries
+c.search(users, '(anr=ann lee2)', attributes=['cn'])
+assert [e.cn.value for e in c.entries] == ['Pager 2'], c.entries
+# Every account has a key version; replPropertyMetaData counts changes per attribute.
+dn = 'CN=Pager 0,' + users
+c.search(dn, '(objectClass=*)', search_scope=SBASE, attributes=['msDS-KeyVersionNumber', 'replPropertyMetaData'])
+raw = c.response[0]['raw_attributes']
+assert raw['msDS-KeyVersionNumber'] == [b'1'], raw
+blob = raw['replPropertyMetaData'][0]
+version, _, count, _ = struct.unpack('<IIII', blob[:16])
+assert version == 1 and count > 0 and len(blob) == 16 + 48 * count, (version, count, len(blob))
+lines = {struct.unpack('<II', blob[16 + 48 * i:24 + 48 * i])[0]: struct.unpack('<II', blob[16 + 48 * i:24 + 48 * i])[1] for i in range(count)}
+assert lines.get(0x2000d) is None and lines.get(0x90001) == 1, lines  # name, version 1
+c.modify(dn, {'displayName': [(MODIFY_REPLACE, ['One'])]})
+c.modify(dn, {'displayName': [(MODIFY_REPLACE, ['Two'])]})
+c.search(dn, '(objectClass=*)', search_scope=SBASE, attributes=['replPropertyMetaData', '*'])
+raw = c.response[0]['raw_attributes']
+assert 'msDS-KeyVersionNumber' not in raw, sorted(raw)
+blob = raw['replPropertyMetaData'][0]
+count = struct.unpack('<I', blob[8:12])[0]
+lines = {struct.unpack('<II', blob[16 + 48 * i:24 + 48 * i])[0]: struct.unpack('<II', blob[16 + 48 * i:24 + 48 * i])[1] for i in range(count)}
+assert lines.get(0x2000d) == 2, lines  # displayName changed twice
+# An attribute an administrator defined can be renamed; its values follow.
+schema = 'CN=Schema,CN=Configuration,' + BASE
+attr = 'CN=kauri-Nick,' + schema
+assert c.add(attr, 'attributeSchema', {'attributeID': '1.3.6.1.4.1.7165.4.6.1.6.77.1', 'attributeSyntax': '2.5.5.12', 'oMSyntax': '64', 'isSingleValued': 'TRUE', 'lDAPDisplayName': 'kauriNick'}), c.result
+c.search(attr, '(objectClass=*)', search_scope=SBASE, attributes=['msDS-IntId'])
+assert int(c.entries[0]['msDS-IntId'].value) < 0, c.entries  # drawn from 0x80000000 up
+assert c.add('CN=kauri-Nicked,' + schema, 'classSchema', {'governsID': '1.3.6.1.4.1.7165.4.6.2.6.77.1', 'subClassOf': 'top', 'objectClassCategory': '3', 'mayContain': 'kauriNick', 'lDAPDisplayName': 'kauriNicked'}), c.result
+assert c.modify(dn, {'objectClass': [(MODIFY_ADD, ['kauriNicked'])], 'kauriNick': [(MODIFY_ADD, ['zed'])]}), c.result
+assert c.modify(attr, {'lDAPDisplayName': [(MODIFY_REPLACE, ['kauriAlias'])]}), c.result
+c.search(users, '(kauriAlias=zed)', attributes=['kauriAlias'])
+assert [e.entry_dn for e in c.entries] == [dn] and c.entries[0].kauriAlias.value == 'zed', c.entries
+# The name of a base-schema attribute stays.
+c.modify('CN=Common-Name,' + schema, {'lDAPDisplayName': [(MODIFY_REPLACE, ['commonName2'])]})
+assert code(c) == 53, c.result
+print('ok')
+"#,
+        "paging, names and metadata",
+    );
+}

@@ -47,6 +47,7 @@ enum AddKind {
 #[derive(Debug, Clone, Copy)]
 struct Saved {
     added: usize,
+    removed: usize,
     next_attr: u32,
     next_id: u64,
     usn: u64,
@@ -60,6 +61,8 @@ pub struct DbWrite<'d, B: Backend> {
     reg: Arc<Registry>,
     added: Vec<(u32, String)>,
     added_by_name: HashMap<String, u32>,
+    /// Lowercased names given up by renamed attributes (see `rename_attribute`).
+    removed_names: Vec<String>,
     flags_cache: Vec<Option<IndexFlags>>,
     given_ids: HashMap<String, u32>,
     given_syntax: HashMap<String, Syntax>,
@@ -122,6 +125,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             kv,
             added: Vec::new(),
             added_by_name: HashMap::new(),
+            removed_names: Vec::new(),
             flags_cache: Vec::new(),
             given_ids: HashMap::new(),
             given_syntax: HashMap::new(),
@@ -164,6 +168,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.kv.begin_nested()?;
         self.saved.push(Saved {
             added: self.added.len(),
+            removed: self.removed_names.len(),
             next_attr: self.next_attr,
             next_id: self.next_id,
             usn: self.usn,
@@ -185,6 +190,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             for (_, name) in self.added.drain(s.added..) {
                 self.added_by_name.remove(&name.to_ascii_lowercase());
             }
+            self.removed_names.truncate(s.removed);
             self.next_attr = s.next_attr;
             self.given_ids.retain(|_, id| *id < s.next_attr);
             if self
@@ -243,12 +249,20 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             self.kv.put(T_META, meta::USN, &self.usn.to_be_bytes())?;
         }
         let DbWrite {
-            db, kv, added, usn, ..
+            db,
+            kv,
+            added,
+            removed_names,
+            usn,
+            ..
         } = self;
         kv.commit()?;
         if !added.is_empty() {
             let mut g = db.registry.write();
             let mut r = (**g).clone();
+            for lower in &removed_names {
+                r.remove_name(lower);
+            }
             for (id, name) in &added {
                 r.insert(*id, name);
             }
@@ -268,6 +282,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     fn find_attr(&self, lower: &str) -> Option<u32> {
         if let Some(id) = self.added_by_name.get(lower) {
             return Some(*id);
+        }
+        if self.removed_names.iter().any(|n| n == lower) {
+            return None;
         }
         read::resolve_attr(&self.kv, &self.reg, lower)
     }
@@ -297,8 +314,37 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         Ok(id)
     }
 
+    /// Gives a stored attribute a new name (a schema attribute's lDAPDisplayName changed):
+    /// the records and index keys hold its id, so only the registry changes.
+    pub fn rename_attribute(&mut self, old: &str, new: &str) -> DbResult<()> {
+        check_attr_name(new)?;
+        let old_lower = old.to_ascii_lowercase();
+        let new_lower = new.to_ascii_lowercase();
+        let Some(id) = self.find_attr(&old_lower) else {
+            return Ok(());
+        };
+        if old_lower != new_lower && self.find_attr(&new_lower).is_some() {
+            return Err(DbError::UnwillingToPerform(format!(
+                "attribute name {new} is already in use"
+            )));
+        }
+        self.kv.delete(T_META, &registry::name_key(&old_lower))?;
+        self.kv
+            .put(T_META, &registry::name_key(&new_lower), &id.to_be_bytes())?;
+        self.kv.put(T_META, &registry::id_key(id), new.as_bytes())?;
+        self.added_by_name.remove(&old_lower);
+        self.added_by_name.insert(new_lower, id);
+        self.given_ids.retain(|n, _| !n.eq_ignore_ascii_case(old));
+        self.removed_names.push(old_lower);
+        self.added.push((id, new.to_string()));
+        if let Some(slot) = self.flags_cache.get_mut(id as usize) {
+            *slot = None;
+        }
+        Ok(())
+    }
+
     fn attr_lower_name(&self, id: u32) -> Option<String> {
-        if let Some((_, n)) = self.added.iter().find(|(i, _)| *i == id) {
+        if let Some((_, n)) = self.added.iter().rev().find(|(i, _)| *i == id) {
             return Some(n.to_ascii_lowercase());
         }
         read::attr_name(&self.kv, &self.reg, id).map(|n| n.to_ascii_lowercase())
@@ -625,7 +671,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     /// The name of an attribute id (as first registered).
     pub fn attribute_name(&self, id: u32) -> Option<String> {
-        if let Some((_, n)) = self.added.iter().find(|(i, _)| *i == id) {
+        if let Some((_, n)) = self.added.iter().rev().find(|(i, _)| *i == id) {
             return Some(n.clone());
         }
         read::attr_name(&self.kv, &self.reg, id).map(|n| n.to_string())

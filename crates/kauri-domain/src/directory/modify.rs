@@ -190,9 +190,16 @@ impl<B: Backend> Directory<B> {
             snap.class_set(&refs)?
         };
         let schema_object = old_set.is("attributeSchema") || old_set.is("classSchema");
+        let base_schema = w.int(id, "systemFlags")?.unwrap_or(0) & 0x10 != 0;
         if schema_object && !system {
-            check_schema_update(&old_set, dn, mods)?;
+            check_schema_update(&old_set, dn, mods, base_schema)?;
         }
+        // An attribute being renamed: its name before this modify.
+        let renamed_from = if schema_object && old_set.is("attributeSchema") {
+            w.text(id, "lDAPDisplayName")?
+        } else {
+            None
+        };
         let previous = old_set.clone();
         let set = if oc_changed {
             let refs: Vec<&str> = oc.iter().map(String::as_str).collect();
@@ -377,7 +384,7 @@ impl<B: Backend> Directory<B> {
             w.modify(dn, &out)?;
         }
         if schema_object {
-            self.update_definition(w, id, dn)?;
+            self.update_definition(w, id, dn, renamed_from.as_deref())?;
         }
         Ok(())
     }
@@ -385,7 +392,15 @@ impl<B: Backend> Directory<B> {
     /// A changed attributeSchema/classSchema object changes the running schema: its
     /// definition is read back from the transaction and replaces the old one in the
     /// working copy (published after the commit).
-    fn update_definition(&self, w: &mut DbWrite<'_, B>, id: u64, dn: &Dn) -> DirResult<()> {
+    /// `renamed_from` is an attribute's lDAPDisplayName before the modify: a new one
+    /// renames it in the schema, in the database's registry and in the classes naming it.
+    fn update_definition(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        id: u64,
+        dn: &Dn,
+        renamed_from: Option<&str>,
+    ) -> DirResult<()> {
         let mut entry = kauri_db::Entry::new(dn.clone());
         let ids: Vec<u32> = match w.record(id)? {
             Some(rec) => rec.attrs().map(|a| a.id).collect(),
@@ -406,6 +421,13 @@ impl<B: Backend> Directory<B> {
         let mut schema = self.working_schema().schema.clone();
         match def {
             crate::schema::objects::Definition::Attribute(a) => {
+                if let Some(old) = renamed_from.filter(|o| *o != a.ldap_name) {
+                    schema
+                        .rename_attribute(old, &a.ldap_name)
+                        .map_err(invalid)?;
+                    w.rename_attribute(old, &a.ldap_name)?;
+                    self.rename_in_classes(w, old, &a.ldap_name)?;
+                }
                 schema.update_attribute(a).map_err(invalid)?
             }
             crate::schema::objects::Definition::Class(c) => {
@@ -413,6 +435,55 @@ impl<B: Backend> Directory<B> {
             }
         }
         self.extend_schema(w, schema)
+    }
+
+    /// Rewrites the stored class definitions that name a renamed attribute.
+    fn rename_in_classes(&self, w: &mut DbWrite<'_, B>, old: &str, new: &str) -> DirResult<()> {
+        const LISTS: &[&str] = &[
+            "mustContain",
+            "mayContain",
+            "systemMustContain",
+            "systemMayContain",
+            "rDNAttID",
+        ];
+        let Some(domain) = self.domain() else {
+            return Ok(());
+        };
+        let Some(schema_id) = w.id_of(&domain.schema_dn)? else {
+            return Ok(());
+        };
+        for class in w.children(schema_id)? {
+            let mut mods = Vec::new();
+            for list in LISTS {
+                let values = w.values(class, list)?;
+                if values
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(old.as_bytes()))
+                {
+                    let renamed = values
+                        .into_iter()
+                        .map(|v| {
+                            if v.eq_ignore_ascii_case(old.as_bytes()) {
+                                new.as_bytes().to_vec()
+                            } else {
+                                v
+                            }
+                        })
+                        .collect();
+                    mods.push(Modification {
+                        op: ModifyOp::Replace,
+                        attr: (*list).to_string(),
+                        values: renamed,
+                    });
+                }
+            }
+            if !mods.is_empty() {
+                let cdn = Dn::parse(&w.dn_of(class)?)
+                    .map_err(|e| DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+                w.modify(&cdn, &mods)?;
+            }
+        }
+        Ok(())
     }
 
     /// Keeps a principal consistent with a modification: unique names, account types
@@ -818,7 +889,12 @@ fn check_dsheuristics(value: &[u8]) -> DirResult<()> {
     Ok(())
 }
 
-fn check_schema_update(set: &super::ClassSet, dn: &Dn, mods: &[Modification]) -> DirResult<()> {
+fn check_schema_update(
+    set: &super::ClassSet,
+    dn: &Dn,
+    mods: &[Modification],
+    base_schema: bool,
+) -> DirResult<()> {
     const DESCRIPTIVE: &[&str] = &["description", "admindescription", "admindisplayname"];
     const CLASS_LISTS: &[&str] = &["maycontain", "auxiliaryclass", "posssuperiors"];
     const ATTRIBUTE_FLAGS: &[&str] = &["searchflags", "ismemberofpartialattributeset"];
@@ -836,7 +912,14 @@ fn check_schema_update(set: &super::ClassSet, dn: &Dn, mods: &[Modification]) ->
                 m.attr
             )));
         }
-        let ok = DESCRIPTIVE.contains(&lower.as_str())
+        // An attribute an administrator defined may take a new name.
+        let rename = set.is("attributeSchema")
+            && !base_schema
+            && lower == "ldapdisplayname"
+            && m.op == ModifyOp::Replace
+            && m.values.len() == 1;
+        let ok = rename
+            || DESCRIPTIVE.contains(&lower.as_str())
             || (set.is("classSchema")
                 && CLASS_LISTS.contains(&lower.as_str())
                 && m.op == ModifyOp::Add)

@@ -544,6 +544,60 @@ impl Schema {
         Ok(())
     }
 
+    /// Gives an attribute a new lDAPDisplayName, and the classes that name it the new
+    /// name. The name must be a free, valid descriptor.
+    pub fn rename_attribute(&mut self, old: &str, new: &str) -> Result<(), SchemaError> {
+        let i = *self
+            .attr_by_name
+            .get(&key(old))
+            .ok_or_else(|| SchemaError::Invalid {
+                name: old.to_string(),
+                reason: "no such attribute to rename".into(),
+            })?;
+        if !key(old).eq(&key(new)) {
+            let invalid = |reason: String| SchemaError::Invalid {
+                name: new.to_string(),
+                reason,
+            };
+            if !kauri_db::syntax::is_descriptor(new) {
+                return Err(invalid("lDAPDisplayName is not a valid descriptor".into()));
+            }
+            if self.attr_by_name.contains_key(&key(new))
+                || self.class_by_name.contains_key(&key(new))
+            {
+                return Err(SchemaError::Duplicate {
+                    what: "lDAPDisplayName",
+                    value: new.to_string(),
+                    existing: new.to_string(),
+                });
+            }
+        }
+        let old_name = self.attributes[i].ldap_name.clone();
+        self.attr_by_name.remove(&key(&old_name));
+        self.attr_by_name.insert(key(new), i);
+        self.attributes[i].ldap_name = new.to_string();
+        let rename = |list: &mut Vec<String>| {
+            for n in list.iter_mut() {
+                if n.eq_ignore_ascii_case(&old_name) {
+                    *n = new.to_string();
+                }
+            }
+        };
+        for c in &mut self.classes {
+            rename(&mut c.must_contain);
+            rename(&mut c.may_contain);
+            rename(&mut c.system_must_contain);
+            rename(&mut c.system_may_contain);
+            if c.rdn_att_id
+                .as_deref()
+                .is_some_and(|r| r.eq_ignore_ascii_case(&old_name))
+            {
+                c.rdn_att_id = Some(new.to_string());
+            }
+        }
+        Ok(())
+    }
+
     /// Changes how an existing attribute is indexed and described (its `searchFlags`
     /// and the like); its name, OID, syntax, link and value count cannot change.
     pub fn update_attribute(&mut self, def: AttributeDef) -> Result<(), SchemaError> {
