@@ -6,7 +6,8 @@
 //! encodes the matches, closes the snapshot and only then hands the encoded entries to the
 //! connection, waiting when the client reads slowly. So a slow client never pins an old
 //! snapshot, and a search never holds more than one batch of entries in memory. A paged
-//! search keeps its cursor in the connection's [`PagedStore`] between pages.
+//! search keeps its cursor, and a VLV search its sorted list, in the connection's
+//! [`CursorStore`] between requests.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
