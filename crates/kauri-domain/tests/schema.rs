@@ -512,6 +512,7 @@ fn new_attribute(name: &str, oid: &str, link: Option<i32>) -> AttributeDef {
         show_in_advanced_view_only: true,
         is_defunct: false,
         admin_description: None,
+        int_id: None,
     }
 }
 

@@ -1554,20 +1554,17 @@ impl AttrIds {
             }
         }
         if let Some(invocation) = self.metadata {
-            if let Some(domain) = self.dir.domain() {
-                let schema = self.dir.schema();
-                if let Ok(Some(blob)) = kauri_domain::directory::metadata::repl_property_meta_data(
-                    snap,
-                    &schema.schema,
-                    &domain.schema_dn,
-                    invocation,
-                    id,
-                ) {
-                    out.push(Attribute {
-                        name: "replPropertyMetaData".into(),
-                        values: values(vec![blob]),
-                    });
-                }
+            let schema = self.dir.schema();
+            if let Ok(Some(blob)) = kauri_domain::directory::metadata::repl_property_meta_data(
+                snap,
+                &schema.schema,
+                invocation,
+                id,
+            ) {
+                out.push(Attribute {
+                    name: "replPropertyMetaData".into(),
+                    values: values(vec![blob]),
+                });
             }
         }
         if !self.token_groups && !self.resultant_pso && !self.expiry_time {

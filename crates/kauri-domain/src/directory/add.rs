@@ -1140,55 +1140,49 @@ impl<B: Backend> Directory<B> {
         if let Some(flags) = text(entry, "systemFlags").and_then(|t| t.parse::<i64>().ok()) {
             set(entry, "systemFlags", (flags & !0x10).to_string());
         }
-        let needs_int_id = true;
-        if mapi.is_some() || needs_int_id {
-            // The numbers the schema objects already hold.
+        if let Some(given) = mapi {
+            // The mAPIIDs the schema objects already hold (asked for rarely: read them).
             let mut mapi_ids = Vec::new();
-            let mut int_ids = Vec::new();
             if let Some(domain) = self.domain() {
                 if let Some(sid) = w.id_of(&domain.schema_dn)? {
                     for child in w.children(sid)? {
                         mapi_ids.extend(w.int(child, "mAPIID")?);
-                        int_ids.extend(w.int(child, "msDS-IntId")?);
                     }
                 }
             }
-            if let Some(given) = mapi {
-                let id = if given == GENERATE_MAPI_ID {
-                    // Generated numbers come from AD's range for them (from 0x8000).
-                    mapi_ids
-                        .iter()
-                        .copied()
-                        .filter(|n| *n >= 0x8000)
-                        .max()
-                        .unwrap_or(0x7fff)
-                        + 1
-                } else {
-                    let n: i64 = given.parse().map_err(|_| {
-                        DirError::InvalidAttributeSyntax(format!("mAPIID {given} is not a number"))
-                    })?;
-                    if mapi_ids.contains(&n) {
-                        return refuse(format!("mAPIID {n} is already in use"));
-                    }
-                    n
-                };
-                set(entry, "mAPIID", id.to_string());
-            }
-            if needs_int_id {
-                // AD draws msDS-IntId from 0x80000000–0xBFFFFFFF, stored as a signed int.
-                let int_id = loop {
-                    let mut r = [0u8; 4];
-                    getrandom::fill(&mut r)
-                        .map_err(|e| DirError::UnwillingToPerform(format!("random: {e}")))?;
-                    let v = (u32::from_le_bytes(r) & 0x3fff_ffff) | 0x8000_0000;
-                    let v = i64::from(v as i32);
-                    if !int_ids.contains(&v) {
-                        break v;
-                    }
-                };
-                set(entry, "msDS-IntId", int_id.to_string());
-            }
+            let id = if given == GENERATE_MAPI_ID {
+                // Generated numbers come from AD's range for them (from 0x8000).
+                mapi_ids
+                    .iter()
+                    .copied()
+                    .filter(|n| *n >= 0x8000)
+                    .max()
+                    .unwrap_or(0x7fff)
+                    + 1
+            } else {
+                let n: i64 = given.parse().map_err(|_| {
+                    DirError::InvalidAttributeSyntax(format!("mAPIID {given} is not a number"))
+                })?;
+                if mapi_ids.contains(&n) {
+                    return refuse(format!("mAPIID {n} is already in use"));
+                }
+                n
+            };
+            set(entry, "mAPIID", id.to_string());
         }
+        // AD draws msDS-IntId from 0x80000000–0xBFFFFFFF (stored as a signed int), unique
+        // among the schema's.
+        let taken: Vec<i32> = schema.attributes().filter_map(|a| a.int_id).collect();
+        let int_id = loop {
+            let mut r = [0u8; 4];
+            getrandom::fill(&mut r)
+                .map_err(|e| DirError::UnwillingToPerform(format!("random: {e}")))?;
+            let v = ((u32::from_le_bytes(r) & 0x3fff_ffff) | 0x8000_0000) as i32;
+            if !taken.contains(&v) {
+                break v;
+            }
+        };
+        set(entry, "msDS-IntId", int_id.to_string());
         if entry.get("oMSyntax").is_none() {
             let om = match text(entry, "attributeSyntax").as_deref() {
                 Some("2.5.5.1") => Some(("127", Some("2b0c0287731c00854a"))),

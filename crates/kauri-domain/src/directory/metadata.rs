@@ -7,7 +7,7 @@
 //! are not stored as such: an account's sealed secrets live in `supplementalCredentials`
 //! and its key version in `msDS-KeyVersionNumber`, whose stamp stands for all four.
 
-use kauri_db::{DbRead, Dn};
+use kauri_db::DbRead;
 use kauri_kv::Backend;
 
 use super::error::DirResult;
@@ -145,7 +145,6 @@ fn guid_bytes(text: &str) -> Option<[u8; 16]> {
 pub fn repl_property_meta_data<B: Backend>(
     r: &DbRead<'_, B>,
     schema: &Schema,
-    schema_dn: &Dn,
     invocation: [u8; 16],
     id: u64,
 ) -> DirResult<Option<Vec<u8>>> {
@@ -191,16 +190,7 @@ pub fn repl_property_meta_data<B: Backend>(
             continue;
         }
         // Attributes defined after the base schema are known by their msDS-IntId.
-        let int_id = kauri_db::Rdn::new("CN", &def.cn)
-            .ok()
-            .and_then(|rdn| r.lookup(&schema_dn.child(rdn)).ok().flatten())
-            .and_then(|sid| r.record(sid).ok().flatten())
-            .and_then(|s| {
-                let aid = r.attr_id("msDS-IntId")?;
-                let v = s.attr(aid)?.values().next()?.raw.to_vec();
-                std::str::from_utf8(&v).ok()?.trim().parse::<i64>().ok()
-            });
-        let at = match int_id {
+        let at = match def.int_id {
             Some(v) => Some(v as u32),
             None => attid(&def.attribute_id),
         };

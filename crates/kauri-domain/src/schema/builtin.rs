@@ -209,6 +209,7 @@ fn parse_attribute(f: &[&str]) -> Result<AttributeDef, SchemaError> {
         show_in_advanced_view_only: flags.contains('H'),
         is_defunct: false,
         admin_description: None,
+        int_id: None,
     })
 }
 

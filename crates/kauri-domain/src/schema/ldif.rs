@@ -317,6 +317,7 @@ pub fn attribute_from_record(rec: &LdifRecord, file: &str) -> Result<AttributeDe
         show_in_advanced_view_only: f.boolean("showInAdvancedViewOnly")?,
         is_defunct: f.boolean("isDefunct")?,
         admin_description: f.text("adminDescription")?.map(|(s, _)| s),
+        int_id: f.int("msDS-IntId")?,
     })
 }
 

@@ -90,6 +90,9 @@ pub struct AttributeDef {
     pub is_defunct: bool,
     /// Free-text description (`adminDescription`).
     pub admin_description: Option<String>,
+    /// The attribute id replication and `replPropertyMetaData` know an attribute an
+    /// administrator defined by (`msDS-IntId`); base-schema attributes have none.
+    pub int_id: Option<i32>,
 }
 
 /// A `classSchema` object: the definition of one object class.

@@ -414,6 +414,7 @@ mod tests {
             show_in_advanced_view_only: true,
             is_defunct: false,
             admin_description: None,
+            int_id: None,
         }
     }
 
