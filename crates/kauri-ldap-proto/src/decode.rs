@@ -471,7 +471,14 @@ fn filter_at(tag: Tag, content: &[u8], depth: usize) -> R<Filter> {
             r = Reader::new(&[]);
             Filter::Present(attr_desc(content)?)
         }
-        F_SUBSTRINGS => Filter::Substrings(substrings(&mut r)?),
+        F_SUBSTRINGS => match substrings(&mut r)? {
+            // A substring assertion without components (RFC 4511 wants one at least) is
+            // what AD answers as a presence test; Samba's torture suite sends one.
+            s if s.initial.is_none() && s.any.is_empty() && s.final_.is_none() => {
+                Filter::Present(s.attr)
+            }
+            s => Filter::Substrings(s),
+        },
         F_EXTENSIBLE => {
             let rule = match r.read_optional(Tag::context_primitive(1))? {
                 Some(v) => Some(string(v, "matching rule")?),
@@ -526,9 +533,6 @@ fn substrings(r: &mut Reader<'_>) -> R<SubstringFilter> {
             other => return Err(bad(format!("unknown substring component {other}"))),
         }
         count += 1;
-    }
-    if count == 0 {
-        return Err(bad("substring filter without components"));
     }
     Ok(SubstringFilter {
         attr,

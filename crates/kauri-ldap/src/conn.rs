@@ -371,6 +371,7 @@ const SEARCH_CONTROLS: &[&str] = &[
     ctl::SHOW_RECYCLED,
     ctl::SHOW_DEACTIVATED_LINK,
     ctl::EXTENDED_DN,
+    ctl::ASQ,
 ];
 
 impl Conn {

@@ -24,6 +24,7 @@ pub const SUPPORTED_CONTROLS: &[&str] = &[
     ctl::SHOW_RECYCLED,
     ctl::SHOW_DEACTIVATED_LINK,
     ctl::EXTENDED_DN,
+    ctl::ASQ,
 ];
 
 /// AD capabilities announced by a domain controller (`supportedCapabilities`): Active
@@ -56,8 +57,23 @@ fn gentime_now() -> String {
 /// The root DSE entry, with the attributes asked for (all when none or `*`/`+` is asked).
 pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResultEntry {
     let mut attrs: Vec<(&str, Vec<Vec<u8>>)> = Vec::new();
-    let ncs = ctx.naming_contexts();
+    let mut ncs = ctx.naming_contexts();
     let default_nc = ctx.default_among(&ncs);
+    // AD lists the domain first, then the configuration and the schema partitions.
+    let rank = |nc: &String| {
+        let lower = nc.to_ascii_lowercase();
+        let default = default_nc.to_ascii_lowercase();
+        if lower == default {
+            0
+        } else if lower == format!("cn=configuration,{default}") {
+            1
+        } else if lower == format!("cn=schema,cn=configuration,{default}") {
+            2
+        } else {
+            3
+        }
+    };
+    ncs.sort_by_key(rank);
     let b = |s: &str| s.as_bytes().to_vec();
     attrs.push(("objectClass", vec![b("top")]));
     if !ncs.is_empty() {

@@ -367,6 +367,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     let mut sort: Option<ctl::SortRequest> = None;
     let mut vlv: Option<ctl::VlvRequest> = None;
     let mut vlv_critical = false;
+    let mut asq: Option<ctl::Asq> = None;
     for c in &job.controls {
         match c.oid.as_str() {
             ctl::SORT_REQUEST => {
@@ -402,6 +403,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 vlv_critical = c.critical;
             }
             ctl::PAGED_RESULTS => paged = Some(decode_control(c, "paged results control")?),
+            ctl::ASQ => asq = Some(decode_control(c, "attribute scoped query control")?),
             ctl::EXTENDED_DN => {
                 let x: ctl::ExtendedDn = decode_control(c, "extended DN control")?;
                 extended_dn = Some(x.format);
@@ -510,6 +512,9 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             vlv_critical,
             extended_dn,
         );
+    }
+    if let Some(q) = &asq {
+        return asq_search(ctx, job, &base, scope, &filter, q, extended_dn);
     }
     let continuing = paged.as_ref().is_some_and(|p| !p.cookie.is_empty());
     if !continuing {
@@ -805,6 +810,101 @@ fn least_value(
 ) -> Option<Vec<u8>> {
     attr.and_then(|a| rec.attr(a))
         .and_then(|x| x.values().map(|v| sort_key(&v, binary)).min())
+}
+
+/// An attribute scoped query (AD's ASQ control): the search runs over the entries a DN
+/// attribute of the base entry names (`member` of a group, say) instead of below the
+/// base, with the filter and attribute selection of the request. Base scope only.
+fn asq_search(
+    ctx: &Ctx,
+    job: &SearchJob,
+    base: &Dn,
+    scope: Scope,
+    filter: &kauri_db::Filter,
+    q: &ctl::Asq,
+    extended_dn: Option<i32>,
+) -> Outcome {
+    let refuse = |code: ResultCode, text: String| -> Outcome {
+        Ok(Some((
+            LdapResult::new(code, text),
+            vec![ctl::AsqResponse { result: code }.to_control(false)],
+        )))
+    };
+    if scope != Scope::Base {
+        return refuse(
+            ResultCode::UNWILLING_TO_PERFORM,
+            "the attribute scoped query control needs a base-scope search".into(),
+        );
+    }
+    if ctx.db.config().schema.syntax_of(&q.source_attribute) != kauri_db::Syntax::Dn {
+        return refuse(
+            ResultCode::INVALID_ATTRIBUTE_SYNTAX,
+            format!("{} does not hold DNs", q.source_attribute),
+        );
+    }
+    let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+    let Some(id) = snap.lookup(base).map_err(|e| db_result(&e))? else {
+        return Err(LdapResult::new(
+            ResultCode::NO_SUCH_OBJECT,
+            format!("0000208D: NameErr: DSID-0310021B, problem 2001 (NO_OBJECT), data 0: {base}"),
+        ));
+    };
+    let targets: Vec<u64> = match snap
+        .linked_ids_by_name(id, &q.source_attribute)
+        .map_err(|e| db_result(&e))?
+    {
+        Some(ids) => ids,
+        None => {
+            let values = snap
+                .attr_id(&q.source_attribute)
+                .and_then(|a| {
+                    snap.record(id).ok().flatten().and_then(|r| {
+                        r.attr(a)
+                            .map(|x| x.values().map(|v| v.raw.to_vec()).collect::<Vec<_>>())
+                    })
+                })
+                .unwrap_or_default();
+            values
+                .iter()
+                .filter_map(|v| std::str::from_utf8(v).ok())
+                .filter_map(|t| Dn::parse(t).ok())
+                .filter_map(|d| snap.lookup(&d).ok().flatten())
+                .collect()
+        }
+    };
+    // The request's filter, tested on each named entry.
+    let dreq = DbSearch::new(base.clone(), Scope::Base, filter.clone());
+    let mut cursor = snap
+        .open_cursor(&dreq)
+        .map_err(|e| db_result(&e))?
+        .reorder(targets);
+    let sel = Selection::new(&job.req.attributes);
+    let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
+    let mut dns = DnCache::default();
+    let mut batch = Vec::new();
+    snap.advance(&mut cursor, usize::MAX, |hit| {
+        batch.push(entry_message(
+            &snap,
+            &attrs,
+            &mut dns,
+            &hit,
+            job,
+            extended_dn,
+        )?);
+        Ok(ControlFlow::Continue(()))
+    })
+    .map_err(|e| db_result(&e))?;
+    drop(snap);
+    if !send_all(&job.out, batch) {
+        return Ok(None);
+    }
+    Ok(Some((
+        LdapResult::success(),
+        vec![ctl::AsqResponse {
+            result: ResultCode::SUCCESS,
+        }
+        .to_control(false)],
+    )))
 }
 
 /// Continuation references (`ldap://host/NC`) for the naming contexts a search's scope
@@ -1346,6 +1446,8 @@ struct AttrIds {
     expiry_time: bool,
     /// `replPropertyMetaData`, and the invocation id that stands for this database in it.
     metadata: Option<[u8; 16]>,
+    /// `msDS-ReplAttributeMetaData` (the same, as XML).
+    metadata_xml: bool,
     /// Stored attributes AD computes, returned only when named (`msDS-KeyVersionNumber`).
     named_only: Vec<u32>,
     /// Operational attributes AD constructs when asked by name: `parentGUID`,
@@ -1393,7 +1495,10 @@ impl AttrIds {
             token_groups: domain && base_scope && wants("tokenGroups"),
             resultant_pso: domain && wants("msDS-ResultantPSO"),
             expiry_time: domain && wants("msDS-UserPasswordExpiryTimeComputed"),
-            metadata: (domain && wants("replPropertyMetaData")).then(|| ctx.db.invocation_id()),
+            metadata: (domain
+                && (wants("replPropertyMetaData") || wants("msDS-ReplAttributeMetaData")))
+            .then(|| ctx.db.invocation_id()),
+            metadata_xml: domain && wants("msDS-ReplAttributeMetaData"),
             named_only: ["msDS-KeyVersionNumber"]
                 .iter()
                 .filter(|n| !wants(n))
@@ -1554,13 +1659,32 @@ impl AttrIds {
             }
         }
         if let Some(invocation) = self.metadata {
+            use kauri_domain::directory::metadata;
             let schema = self.dir.schema();
-            if let Ok(Some(blob)) = kauri_domain::directory::metadata::repl_property_meta_data(
-                snap,
-                &schema.schema,
-                invocation,
-                id,
-            ) {
+            if self.metadata_xml {
+                let dsa = self
+                    .dir
+                    .domain()
+                    .and_then(|d| d.ntds_settings.as_ref().map(ToString::to_string))
+                    .unwrap_or_default();
+                if let Ok(docs) = metadata::repl_attribute_meta_data_xml(
+                    snap,
+                    &schema.schema,
+                    invocation,
+                    &dsa,
+                    id,
+                ) {
+                    if !docs.is_empty() {
+                        out.push(Attribute {
+                            name: "msDS-ReplAttributeMetaData".into(),
+                            values: values(docs.into_iter().map(String::into_bytes).collect()),
+                        });
+                    }
+                }
+            }
+            if let Ok(Some(blob)) =
+                metadata::repl_property_meta_data(snap, &schema.schema, invocation, id)
+            {
                 out.push(Attribute {
                     name: "replPropertyMetaData".into(),
                     values: values(vec![blob]),

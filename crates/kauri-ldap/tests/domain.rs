@@ -734,6 +734,17 @@ assert c.modify(dn, {'objectClass': [(MODIFY_ADD, ['kauriNicked'])], 'kauriNick'
 assert c.modify(attr, {'lDAPDisplayName': [(MODIFY_REPLACE, ['kauriAlias'])]}), c.result
 c.search(users, '(kauriAlias=zed)', attributes=['kauriAlias'])
 assert [e.entry_dn for e in c.entries] == [dn] and c.entries[0].kauriAlias.value == 'zed', c.entries
+# An attribute scoped query runs over a group's members.
+asq = ('1.2.840.113556.1.4.1504', True, bytes.fromhex('3008040' + '6') + b'member')
+c.search('CN=Domain Admins,' + users, '(objectClass=user)', search_scope=SBASE, attributes=['cn'], controls=[asq])
+assert code(c) == 0 and [e.entry_dn for e in c.entries] == ['CN=Administrator,' + users], (c.result, c.entries)
+c.search('CN=Domain Admins,' + users, '(objectClass=*)', attributes=['cn'], controls=[asq])
+assert code(c) == 53, c.result
+# Subnets are named by their network.
+subnets = 'CN=Subnets,CN=Sites,CN=Configuration,' + BASE
+assert c.add('CN=10.9.0.0/16,' + subnets, 'subnet'), c.result
+c.add('CN=10.9.0.1/16,' + subnets, 'subnet')
+assert code(c) == 34, c.result
 # The name of a base-schema attribute stays.
 c.modify('CN=Common-Name,' + schema, {'lDAPDisplayName': [(MODIFY_REPLACE, ['commonName2'])]})
 assert code(c) == 53, c.result

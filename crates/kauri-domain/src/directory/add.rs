@@ -366,6 +366,44 @@ pub(crate) fn check_unique_spns<B: Backend>(
     Ok(())
 }
 
+/// A subnet's name as AD accepts it: `address/prefix`, IPv4 with a prefix of 1–32 or IPv6
+/// (lower case) with one of 1–128, and no bits set past the prefix. Anything else is
+/// invalidDNSyntax.
+pub(crate) fn check_subnet_name(name: &str) -> DirResult<()> {
+    let bad = || {
+        Err(DirError::InvalidDnSyntax(format!(
+            "0000208F: {name} is not a subnet (address/prefix length, no host bits set)"
+        )))
+    };
+    let Some((addr, bits_text)) = name.split_once('/') else {
+        return bad();
+    };
+    let Ok(bits) = bits_text.parse::<u32>() else {
+        return bad();
+    };
+    if bits.to_string() != bits_text {
+        // Leading zeros or signs in the prefix length.
+        return bad();
+    }
+    match addr.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(a)) if (1..=32).contains(&bits) => {
+            let host = u32::MAX.checked_shr(bits).unwrap_or(0);
+            if u32::from(a) & host != 0 || a.is_unspecified() {
+                return bad();
+            }
+        }
+        Ok(std::net::IpAddr::V6(a)) if (1..=128).contains(&bits) => {
+            let host = u128::MAX.checked_shr(bits).unwrap_or(0);
+            let upper = addr.chars().any(|c| c.is_ascii_uppercase());
+            if u128::from(a) & host != 0 || a.is_unspecified() || upper {
+                return bad();
+            }
+        }
+        _ => return bad(),
+    }
+    Ok(())
+}
+
 /// A role owner (`fSMORoleOwner`) is a domain controller's NTDS Settings object
 /// (nTDSDSA); anything else is unwillingToPerform, as AD answers.
 pub(crate) fn check_role_owner<B: Backend>(
@@ -511,6 +549,17 @@ impl<B: Backend> Directory<B> {
                     "0000200B: defaultObjectCategory must name an existing object".into(),
                 ));
             }
+        }
+        // A subnet is named by the network it stands for.
+        let subnet = entry
+            .get("objectClass")
+            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"subnet")));
+        if subnet && !system {
+            let name = dn
+                .rdn()
+                .and_then(|r| r.avas().first())
+                .map(|a| a.value.as_str());
+            check_subnet_name(name.unwrap_or_default())?;
         }
         let new_attribute = entry
             .get("objectClass")
@@ -1309,5 +1358,42 @@ mod tests {
         assert_eq!(display_name_from_cn("Test-Attr-name"), "testAttrName");
         assert_eq!(display_name_from_cn("test-Attr1795-42"), "testAttr179542");
         assert_eq!(display_name_from_cn("ms-DS-Foo"), "msDSFoo");
+    }
+}
+
+#[cfg(test)]
+mod subnet_tests {
+    use super::check_subnet_name;
+
+    #[test]
+    fn subnet_names_as_ad_takes_them() {
+        for good in [
+            "10.0.0.0/8",
+            "192.168.1.0/24",
+            "10.1.2.3/32",
+            "2001:db8::/32",
+            "fe80::/10",
+        ] {
+            assert!(check_subnet_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "10.0.0.1/8",
+            "10.0.0.0",
+            "10.0.0.0/0",
+            "10.0.0.0/33",
+            "10.0.0.0/08",
+            "0.0.0.0/8",
+            "300.0.0.0/8",
+            "2001:DB8::/32",
+            "2001:db8::1/32",
+            "::/0",
+            "name",
+        ] {
+            assert_eq!(
+                check_subnet_name(bad).map_err(|e| e.ldap_result_code()),
+                Err(34),
+                "{bad}"
+            );
+        }
     }
 }

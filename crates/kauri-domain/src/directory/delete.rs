@@ -391,6 +391,10 @@ impl<B: Backend> Directory<B> {
                 set.structural, set.rdn_attr
             )));
         }
+        if set.is("subnet") && !req.caller.is_system() {
+            let name = new_rdn.avas().first().map(|a| a.value.as_str());
+            super::add::check_subnet_name(name.unwrap_or_default())?;
+        }
         let target_parent = match new_parent {
             Some(p) => p.clone(),
             None => dn.parent().unwrap_or_else(Dn::root),

@@ -65,12 +65,12 @@ const FLAG_ATTR_NOT_REPLICATED: i32 = 0x1;
 /// `systemFlags` bit of an attribute computed when read.
 const FLAG_ATTR_IS_CONSTRUCTED: i32 = 0x4;
 
-/// The OIDs of the password attributes the key version stands for.
-const PASSWORD_ATTRIBUTES: &[&str] = &[
-    "1.2.840.113556.1.4.90",  // unicodePwd
-    "1.2.840.113556.1.4.55",  // dBCSPwd
-    "1.2.840.113556.1.4.94",  // ntPwdHistory
-    "1.2.840.113556.1.4.160", // lmPwdHistory
+/// The password attributes the key version stands for: OID and name.
+const PASSWORD_ATTRIBUTES: &[(&str, &str)] = &[
+    ("1.2.840.113556.1.4.90", "unicodePwd"),
+    ("1.2.840.113556.1.4.55", "dBCSPwd"),
+    ("1.2.840.113556.1.4.94", "ntPwdHistory"),
+    ("1.2.840.113556.1.4.160", "lmPwdHistory"),
 ];
 
 /// The attribute id of an OID in AD's default prefix table, when it has one there.
@@ -140,16 +140,16 @@ fn guid_bytes(text: &str) -> Option<[u8; 16]> {
 }
 
 /// The replication metadata of object `id`, from its stamps: replicated attributes only,
-/// each by its attribute id (`msDS-IntId` for attributes that have one). `None` when the
-/// object has nothing to show.
-pub fn repl_property_meta_data<B: Backend>(
+/// each with its lDAPDisplayName and its attribute id (`msDS-IntId` for attributes that
+/// have one; attributes with neither an id nor a mapped OID are left out).
+pub fn attribute_metadata<B: Backend>(
     r: &DbRead<'_, B>,
     schema: &Schema,
     invocation: [u8; 16],
     id: u64,
-) -> DirResult<Option<Vec<u8>>> {
+) -> DirResult<Vec<(String, MetaEntry)>> {
     let Some(rec) = r.record(id)? else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let stamps = rec.stamps()?;
     let line = |attid: u32, version: u64, s: &kauri_db::record::Stamp| MetaEntry {
@@ -179,9 +179,9 @@ pub fn repl_property_meta_data<B: Backend>(
                 .next()
                 .and_then(|v| std::str::from_utf8(v.raw).ok()?.trim().parse::<u64>().ok())
                 .unwrap_or(stamp.version);
-            for oid in PASSWORD_ATTRIBUTES {
+            for (oid, pw_name) in PASSWORD_ATTRIBUTES {
                 if let Some(at) = attid(oid) {
-                    entries.push(line(at, kvno, stamp));
+                    entries.push(((*pw_name).to_string(), line(at, kvno, stamp)));
                 }
             }
             continue;
@@ -195,13 +195,84 @@ pub fn repl_property_meta_data<B: Backend>(
             None => attid(&def.attribute_id),
         };
         if let Some(at) = at {
-            entries.push(line(at, stamp.version, stamp));
+            entries.push((def.ldap_name.clone(), line(at, stamp.version, stamp)));
         }
     }
+    entries.sort_by_key(|(_, e)| e.attid);
+    Ok(entries)
+}
+
+/// `replPropertyMetaData`: [`attribute_metadata`] as AD's NDR blob; `None` when the object
+/// has nothing to show.
+pub fn repl_property_meta_data<B: Backend>(
+    r: &DbRead<'_, B>,
+    schema: &Schema,
+    invocation: [u8; 16],
+    id: u64,
+) -> DirResult<Option<Vec<u8>>> {
+    let mut entries: Vec<MetaEntry> = attribute_metadata(r, schema, invocation, id)?
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
     if entries.is_empty() {
         return Ok(None);
     }
     Ok(Some(encode(&mut entries)))
+}
+
+/// `msDS-ReplAttributeMetaData`: [`attribute_metadata`] as the XML documents AD returns,
+/// one `DS_REPL_ATTR_META_DATA` per attribute; `dsa_dn` names the DSA that made the
+/// changes this database originated.
+pub fn repl_attribute_meta_data_xml<B: Backend>(
+    r: &DbRead<'_, B>,
+    schema: &Schema,
+    invocation: [u8; 16],
+    dsa_dn: &str,
+    id: u64,
+) -> DirResult<Vec<String>> {
+    Ok(attribute_metadata(r, schema, invocation, id)?
+        .into_iter()
+        .map(|(name, e)| {
+            let unix = e.change_time.saturating_sub(NT_EPOCH_TO_UNIX_SECS);
+            let when = kauri_db::syntax::generalized_time(unix);
+            // 20240102030405.0Z → 2024-01-02T03:04:05Z
+            let iso = format!(
+                "{}-{}-{}T{}:{}:{}Z",
+                &when[0..4],
+                &when[4..6],
+                &when[6..8],
+                &when[8..10],
+                &when[10..12],
+                &when[12..14]
+            );
+            let dsa = if e.invocation == invocation {
+                dsa_dn
+            } else {
+                ""
+            };
+            format!(
+                "<DS_REPL_ATTR_META_DATA>\n\t<pszAttributeName>{name}</pszAttributeName>\n\t\
+                 <dwVersion>{}</dwVersion>\n\t<ftimeLastOriginatingChange>{iso}\
+                 </ftimeLastOriginatingChange>\n\t<uuidLastOriginatingDsaInvocationID>{}\
+                 </uuidLastOriginatingDsaInvocationID>\n\t<usnOriginatingChange>{}\
+                 </usnOriginatingChange>\n\t<usnLocalChange>{}</usnLocalChange>\n\t\
+                 <pszLastOriginatingDsaDN>{}</pszLastOriginatingDsaDN>\n\
+                 </DS_REPL_ATTR_META_DATA>\n",
+                e.version,
+                kauri_db::syntax::guid_to_string(&e.invocation),
+                e.originating_usn,
+                e.local_usn,
+                xml_text(dsa),
+            )
+        })
+        .collect())
+}
+
+/// Text escaped for an XML element.
+fn xml_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
