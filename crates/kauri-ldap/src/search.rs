@@ -878,22 +878,7 @@ fn asq_search(
         .open_cursor(&dreq)
         .map_err(|e| db_result(&e))?
         .reorder(targets);
-    let sel = Selection::new(&job.req.attributes);
-    let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
-    let mut dns = DnCache::default();
-    let mut batch = Vec::new();
-    snap.advance(&mut cursor, usize::MAX, |hit| {
-        batch.push(entry_message(
-            &snap,
-            &attrs,
-            &mut dns,
-            &hit,
-            job,
-            extended_dn,
-        )?);
-        Ok(ControlFlow::Continue(()))
-    })
-    .map_err(|e| db_result(&e))?;
+    let batch = encode_matches(ctx, &snap, job, &mut cursor, usize::MAX, extended_dn)?;
     drop(snap);
     if !send_all(&job.out, batch) {
         return Ok(None);
@@ -905,6 +890,40 @@ fn asq_search(
         }
         .to_control(false)],
     )))
+}
+
+/// The encoded entries of a cursor's next matches, at most `limit` of them, with the
+/// request's attribute selection (one snapshot: for the short lists of VLV windows and
+/// attribute scoped queries).
+fn encode_matches(
+    ctx: &Ctx,
+    snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+    job: &SearchJob,
+    cursor: &mut SearchCursor,
+    limit: usize,
+    extended_dn: Option<i32>,
+) -> Result<Vec<Vec<u8>>, LdapResult> {
+    let sel = Selection::new(&job.req.attributes);
+    let attrs = AttrIds::new(snap, &sel, ctx, &job.identity, false);
+    let mut dns = DnCache::default();
+    let mut batch = Vec::new();
+    snap.advance(cursor, usize::MAX, |hit| {
+        batch.push(entry_message(
+            snap,
+            &attrs,
+            &mut dns,
+            &hit,
+            job,
+            extended_dn,
+        )?);
+        Ok(if batch.len() >= limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    })
+    .map_err(|e| db_result(&e))?;
+    Ok(batch)
 }
 
 /// Continuation references (`ldap://host/NC`) for the naming contexts a search's scope
@@ -1101,25 +1120,7 @@ fn vlv_window(
     let mut batch = Vec::new();
     if count > 0 && from <= count {
         let mut cursor = list.cursor.reorder(ids[from - 1..].to_vec());
-        let sel = Selection::new(&job.req.attributes);
-        let attrs = AttrIds::new(&snap, &sel, ctx, &job.identity, false);
-        let mut dns = DnCache::default();
-        snap.advance(&mut cursor, usize::MAX, |hit| {
-            batch.push(entry_message(
-                &snap,
-                &attrs,
-                &mut dns,
-                &hit,
-                job,
-                extended_dn,
-            )?);
-            Ok(if batch.len() >= wanted {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            })
-        })
-        .map_err(|e| db_result(&e))?;
+        batch = encode_matches(ctx, &snap, job, &mut cursor, wanted, extended_dn)?;
     }
     drop(snap);
     if !send_all(&job.out, batch) {
