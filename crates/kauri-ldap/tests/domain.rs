@@ -735,7 +735,7 @@ assert c.modify(attr, {'lDAPDisplayName': [(MODIFY_REPLACE, ['kauriAlias'])]}), 
 c.search(users, '(kauriAlias=zed)', attributes=['kauriAlias'])
 assert [e.entry_dn for e in c.entries] == [dn] and c.entries[0].kauriAlias.value == 'zed', c.entries
 # An attribute scoped query runs over a group's members.
-asq = ('1.2.840.113556.1.4.1504', True, bytes.fromhex('3008040' + '6') + b'member')
+asq = ('1.2.840.113556.1.4.1504', True, bytes.fromhex('30080406') + b'member')
 c.search('CN=Domain Admins,' + users, '(objectClass=user)', search_scope=SBASE, attributes=['cn'], controls=[asq])
 assert code(c) == 0 and [e.entry_dn for e in c.entries] == ['CN=Administrator,' + users], (c.result, c.entries)
 c.search('CN=Domain Admins,' + users, '(objectClass=*)', attributes=['cn'], controls=[asq])
