@@ -539,14 +539,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         dreq.size_limit = 0;
         let (ids, template) = match sort_matches(ctx, &dreq, keys) {
             Ok(found) => found,
-            Err(result) => {
-                let ctl_result = ctl::SortResult {
-                    code: result.code,
-                    attribute: None,
-                }
-                .to_control(false);
-                return Ok(Some((result, vec![ctl_result])));
-            }
+            Err(result) => return sort_failed(result),
         };
         extra_controls.push(sort_done());
         sorted_cursor = Some(template.reorder(ids));
@@ -930,13 +923,16 @@ fn encode_matches(
 /// reaches below its own: those not inside another such one. The host is the NC's DNS
 /// name from its `DC=` components, as AD writes it.
 fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
-    if ctx.dir.domain().is_none() || matches!(scope, Scope::Base) {
+    let Some(domain) = ctx.dir.domain() else {
+        return Vec::new();
+    };
+    if matches!(scope, Scope::Base) {
         return Vec::new();
     }
-    let ncs: Vec<(String, Dn)> = ctx
-        .naming_contexts()
+    // The domain's partitions, as its information holds them (no read per search).
+    let ncs: Vec<(String, Dn)> = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
         .into_iter()
-        .filter_map(|t| Dn::parse(&t).ok().map(|d| (t, d)))
+        .map(|d| (d.to_string(), d.clone()))
         .collect();
     let reached = |d: &Dn| match scope {
         Scope::OneLevel => base.is_parent_of(d),
@@ -960,6 +956,16 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
             format!("ldap://{}/{}", host.join("."), text)
         })
         .collect()
+}
+
+/// The answer to a sort that cannot be done: the result, and the sort response saying so.
+fn sort_failed(result: LdapResult) -> Outcome {
+    let control = ctl::SortResult {
+        code: result.code,
+        attribute: None,
+    }
+    .to_control(false);
+    Ok(Some((result, vec![control])))
 }
 
 /// The sort response control of a successful sort.
@@ -1002,14 +1008,7 @@ fn vlv_search(
             dreq.size_limit = 0;
             let (ids, cursor) = match sort_matches(ctx, &dreq, keys) {
                 Ok(found) => found,
-                Err(result) => {
-                    let ctl_result = ctl::SortResult {
-                        code: result.code,
-                        attribute: None,
-                    }
-                    .to_control(false);
-                    return Ok(Some((result, vec![ctl_result])));
-                }
+                Err(result) => return sort_failed(result),
             };
             let list = Arc::new(VlvContext {
                 fingerprint: fp,
@@ -1235,19 +1234,22 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
     let plain = crate::extdn::plain_filter(ctx, &job.req.filter);
     let masked = match ctx.dir.domain() {
         Some(d) => {
-            let anr_attrs: Vec<&str> = schema
-                .schema
-                .attributes()
-                .filter(|a| a.search_flags & SEARCH_FLAG_ANR != 0)
-                .map(|a| a.ldap_name.as_str())
-                .filter(|a| !secret(a))
-                .collect();
+            let masked = mask(&plain, &secret);
+            // The ANR attributes are listed only for a filter that asks for them.
+            let masked = if mentions_anr(&masked) {
+                let anr_attrs: Vec<&str> = schema
+                    .schema
+                    .attributes()
+                    .filter(|a| a.search_flags & SEARCH_FLAG_ANR != 0)
+                    .map(|a| a.ldap_name.as_str())
+                    .filter(|a| !secret(a))
+                    .collect();
+                anr(&masked, &anr_attrs)
+            } else {
+                masked
+            };
             int32_values(
-                &categories(
-                    &anr(&mask(&plain, &secret), &anr_attrs),
-                    &schema.schema,
-                    &d.schema_dn,
-                ),
+                &categories(&masked, &schema.schema, &d.schema_dn),
                 &schema.schema,
             )
         }
@@ -1273,6 +1275,18 @@ fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
 
 /// `searchFlags` bit of the attributes ambiguous name resolution searches.
 const SEARCH_FLAG_ANR: u32 = 0x4;
+
+/// Whether a filter has an `anr` assertion.
+fn mentions_anr(f: &kauri_db::Filter) -> bool {
+    use kauri_db::Filter;
+    match f {
+        Filter::And(v) | Filter::Or(v) => v.iter().any(mentions_anr),
+        Filter::Not(x) => mentions_anr(x),
+        Filter::Equality(a, _) => a.eq_ignore_ascii_case("anr"),
+        Filter::Substrings(sub) => sub.attr.eq_ignore_ascii_case("anr"),
+        _ => false,
+    }
+}
 
 /// AD's ambiguous name resolution: `(anr=text)` finds entries where any ANR attribute
 /// (displayName, givenName, sn, sAMAccountName, …) starts with the text; `(anr==text)`
@@ -1519,19 +1533,33 @@ impl AttrIds {
         &self,
         snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
         id: u64,
+        rec: &kauri_db::record::RecordView<'_>,
         dn: &str,
         name: &str,
     ) -> Option<Vec<u8>> {
+        // The entry's own values, and those of another entry (its parent, its DSA).
+        let own = |attr: &str| -> Option<Vec<u8>> {
+            let a = snap.attr_id(attr)?;
+            Some(rec.attr(a)?.values().next()?.raw.to_vec())
+        };
         let first = |id: u64, attr: &str| -> Option<Vec<u8>> {
             let a = snap.attr_id(attr)?;
-            let rec = snap.record(id).ok()??;
-            let v = rec.attr(a)?.values().next()?.raw.to_vec();
+            let other = snap.record(id).ok()??;
+            let v = other.attr(a)?.values().next()?.raw.to_vec();
             Some(v)
+        };
+        let has_class = |class: &str| {
+            snap.attr_id("objectClass")
+                .and_then(|a| rec.attr(a))
+                .is_some_and(|v| {
+                    v.values()
+                        .any(|c| c.raw.eq_ignore_ascii_case(class.as_bytes()))
+                })
         };
         match name {
             "parentGUID" => {
                 // A naming context head has no parent in its own partition.
-                let instance = first(id, "instanceType")
+                let instance = own("instanceType")
                     .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse::<i64>().ok())
                     .unwrap_or(0);
                 if instance & 1 != 0 {
@@ -1543,16 +1571,10 @@ impl AttrIds {
             }
             "primaryGroupToken" => {
                 // A group's RID, which accounts name as their primaryGroupID.
-                let a = snap.attr_id("objectClass")?;
-                let rec = snap.record(id).ok()??;
-                if !rec
-                    .attr(a)?
-                    .values()
-                    .any(|v| v.raw.eq_ignore_ascii_case(b"group"))
-                {
+                if !has_class("group") {
                     return None;
                 }
-                let sid = first(id, "objectSid")?;
+                let sid = own("objectSid")?;
                 let rid = sid.get(sid.len().checked_sub(4)?..)?;
                 let rid = u32::from_le_bytes(rid.try_into().ok()?);
                 Some(rid.to_string().into_bytes())
@@ -1560,22 +1582,16 @@ impl AttrIds {
             "msDS-isRODC" => {
                 // A DSA is read-only when its category is NTDS-DSA-RO; a server and a
                 // DC's computer account answer for their DSA.
-                let classes: Vec<Vec<u8>> = {
-                    let a = snap.attr_id("objectClass")?;
-                    let rec = snap.record(id).ok()??;
-                    rec.attr(a)?.values().map(|v| v.raw.to_vec()).collect()
-                };
-                let is = |c: &str| classes.iter().any(|v| v.eq_ignore_ascii_case(c.as_bytes()));
                 let settings_of = |server: u64| -> Option<u64> {
                     let dn = kauri_db::Dn::parse(&snap.dn_string(server).ok()?).ok()?;
                     let rdn = kauri_db::Rdn::parse("CN=NTDS Settings").ok()?;
                     snap.lookup(&dn.child(rdn)).ok()?
                 };
-                let dsa = if is("nTDSDSA") {
+                let dsa = if has_class("nTDSDSA") {
                     id
-                } else if is("server") {
+                } else if has_class("server") {
                     settings_of(id)?
-                } else if is("computer") {
+                } else if has_class("computer") {
                     let server = snap
                         .linked_ids_by_name(id, "serverReferenceBL")
                         .ok()??
@@ -1595,8 +1611,8 @@ impl AttrIds {
                     b"FALSE".to_vec()
                 })
             }
-            "createTimeStamp" => first(id, "whenCreated"),
-            "modifyTimeStamp" => first(id, "whenChanged"),
+            "createTimeStamp" => own("whenCreated"),
+            "modifyTimeStamp" => own("whenChanged"),
             "canonicalName" => canonical_name(dn).map(String::into_bytes),
             "subschemaSubentry" => {
                 let domain = self.dir.domain()?.domain_dn.to_string();
@@ -1611,6 +1627,7 @@ impl AttrIds {
         &self,
         snap: &kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
         id: u64,
+        rec: &kauri_db::record::RecordView<'_>,
         dn: &str,
         types_only: bool,
         out: &mut Vec<Attribute>,
@@ -1629,7 +1646,6 @@ impl AttrIds {
                 let chain: Vec<Vec<u8>> = snap
                     .attr_id("objectClass")
                     .and_then(|a| {
-                        let rec = snap.record(id).ok()??;
                         let vals = rec.attr(a)?;
                         Some(
                             vals.values()
@@ -1652,7 +1668,7 @@ impl AttrIds {
                 }
                 continue;
             }
-            if let Some(v) = self.operational_value(snap, id, dn, name) {
+            if let Some(v) = self.operational_value(snap, id, rec, dn, name) {
                 out.push(Attribute {
                     name: (*name).into(),
                     values: values(vec![v]),
@@ -1701,8 +1717,7 @@ impl AttrIds {
         // Accounts and groups (the domain object has a SID but no token).
         let is_principal = snap
             .attr_id("sAMAccountType")
-            .and_then(|a| snap.record(id).ok().flatten().map(|r| r.attr(a).is_some()))
-            .unwrap_or(false);
+            .is_some_and(|a| rec.attr(a).is_some());
         if self.token_groups && is_principal {
             if let Ok(groups) = kauri_domain::directory::token_groups(snap, &domain, id) {
                 out.push(Attribute {
@@ -1741,7 +1756,7 @@ impl AttrIds {
         types_only: bool,
     ) -> Vec<Attribute> {
         let mut out = Vec::new();
-        self.constructed(snap, id, dn, types_only, &mut out);
+        self.constructed(snap, id, rec, dn, types_only, &mut out);
         let range_of = |attr: u32| {
             self.ids
                 .iter()

@@ -14,7 +14,7 @@ use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
 use super::view::View;
 use super::{is_tombstone, may_live_below, new_guid, no_such_object, now_secs, Directory, Request};
-use crate::schema::objects::{definition_of, Definition};
+use crate::schema::objects::{definition_of, has_class, Definition};
 use crate::schema::{AttributeDef, Schema};
 use crate::sid::Sid;
 
@@ -404,6 +404,16 @@ pub(crate) fn check_subnet_name(name: &str) -> DirResult<()> {
     Ok(())
 }
 
+/// Whether a DN value names an existing object of `class`.
+fn names_object_of_class<B: Backend>(w: &DbWrite<'_, B>, value: &[u8], class: &str) -> bool {
+    std::str::from_utf8(value)
+        .ok()
+        .and_then(|t| Dn::parse(t).ok())
+        .and_then(|d| w.id_of(&d).ok().flatten())
+        .and_then(|id| w.values(id, "objectClass").ok())
+        .is_some_and(|ocs| ocs.iter().any(|c| c.eq_ignore_ascii_case(class.as_bytes())))
+}
+
 /// A role owner (`fSMORoleOwner`) is a domain controller's NTDS Settings object
 /// (nTDSDSA); anything else is unwillingToPerform, as AD answers.
 pub(crate) fn check_role_owner<B: Backend>(
@@ -411,13 +421,7 @@ pub(crate) fn check_role_owner<B: Backend>(
     values: &[Vec<u8>],
 ) -> DirResult<()> {
     for v in values {
-        let is_dsa = std::str::from_utf8(v)
-            .ok()
-            .and_then(|t| Dn::parse(t).ok())
-            .and_then(|d| w.id_of(&d).ok().flatten())
-            .and_then(|id| w.values(id, "objectClass").ok())
-            .is_some_and(|ocs| ocs.iter().any(|c| c.eq_ignore_ascii_case(b"nTDSDSA")));
-        if !is_dsa {
+        if !names_object_of_class(w, v, "nTDSDSA") {
             return Err(DirError::UnwillingToPerform(
                 "00002084: fSMORoleOwner must name a domain controller's NTDS Settings".into(),
             ));
@@ -531,9 +535,7 @@ impl<B: Backend> Directory<B> {
             )));
         }
         // A new class's defaultObjectCategory names an existing object (or the class).
-        let new_class = entry
-            .get("objectClass")
-            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"classSchema")));
+        let new_class = has_class(&entry, "classSchema");
         if let (true, false, Some(cat)) = (new_class, system, entry.get("defaultObjectCategory")) {
             let target = cat
                 .first()
@@ -551,19 +553,14 @@ impl<B: Backend> Directory<B> {
             }
         }
         // A subnet is named by the network it stands for.
-        let subnet = entry
-            .get("objectClass")
-            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"subnet")));
-        if subnet && !system {
+        if has_class(&entry, "subnet") && !system {
             let name = dn
                 .rdn()
                 .and_then(|r| r.avas().first())
                 .map(|a| a.value.as_str());
             check_subnet_name(name.unwrap_or_default())?;
         }
-        let new_attribute = entry
-            .get("objectClass")
-            .is_some_and(|v| v.iter().any(|c| c.eq_ignore_ascii_case(b"attributeSchema")));
+        let new_attribute = has_class(&entry, "attributeSchema");
         if new_attribute && !system {
             self.prepare_new_attribute(w, schema, &mut entry)?;
         }
@@ -573,11 +570,7 @@ impl<B: Backend> Directory<B> {
             .ok_or_else(|| DirError::UnwillingToPerform("cannot add the root DSE".into()))?;
         // Schema objects are made of system-only attributes (attributeID, governsID, …):
         // AD accepts them when such an object is created.
-        let schema_object = entry.get("objectClass").is_some_and(|v| {
-            v.iter().any(|c| {
-                c.eq_ignore_ascii_case(b"attributeSchema") || c.eq_ignore_ascii_case(b"classSchema")
-            })
-        });
+        let schema_object = new_attribute || new_class;
         let mut attrs = Attrs::new();
         for (name, values) in entry.attrs {
             let def = attribute_def(schema, &name)?;
@@ -692,11 +685,7 @@ impl<B: Backend> Directory<B> {
         if let (Some(cat), false) = (attrs.get("objectCategory"), system) {
             let is_class = cat
                 .first()
-                .and_then(|v| std::str::from_utf8(v).ok())
-                .and_then(|t| Dn::parse(t).ok())
-                .and_then(|d| w.id_of(&d).ok().flatten())
-                .and_then(|id| w.values(id, "objectClass").ok())
-                .is_some_and(|ocs| ocs.iter().any(|c| c.eq_ignore_ascii_case(b"classSchema")));
+                .is_some_and(|v| names_object_of_class(w, v, "classSchema"));
             if !is_class {
                 return Err(DirError::ObjectClassViolation(
                     "00002014: objectCategory must name a classSchema object".into(),

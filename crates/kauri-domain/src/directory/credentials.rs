@@ -216,9 +216,27 @@ impl<B: Backend> Directory<B> {
                 .check_new_password(&new, &sam, &display, history)
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
-        let secrets = match &current {
-            Some(c) => c.with_new_password(&new, policy.history_length),
-            None => StoredSecrets::from_password(&new),
+        let now = ad_time_from_unix(now_secs() as i64).to_string();
+        Ok(vec![
+            self.new_secrets(w, id, current.as_ref(), &new, policy.history_length)?,
+            Modification::new(ModifyOp::Replace, "pwdLastSet", &[&now]),
+            next_key_version(w, id)?,
+        ])
+    }
+
+    /// The change that stores an account's new password: sealed secrets, the previous
+    /// ones (if any) carried into the history.
+    fn new_secrets(
+        &self,
+        w: &DbWrite<'_, B>,
+        id: u64,
+        current: Option<&StoredSecrets>,
+        password: &str,
+        history_length: u32,
+    ) -> DirResult<Modification> {
+        let secrets = match current {
+            Some(c) => c.with_new_password(password, history_length),
+            None => StoredSecrets::from_password(password),
         }
         .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         let guid = w
@@ -226,17 +244,11 @@ impl<B: Backend> Directory<B> {
             .into_iter()
             .next()
             .unwrap_or_default();
-        let sealed = self.seal(&secrets, &guid)?;
-        let now = ad_time_from_unix(now_secs() as i64).to_string();
-        Ok(vec![
-            Modification {
-                op: ModifyOp::Replace,
-                attr: SECRETS_ATTR.to_string(),
-                values: vec![sealed],
-            },
-            Modification::new(ModifyOp::Replace, "pwdLastSet", &[&now]),
-            next_key_version(w, id)?,
-        ])
+        Ok(Modification {
+            op: ModifyOp::Replace,
+            attr: SECRETS_ATTR.to_string(),
+            values: vec![self.seal(&secrets, &guid)?],
+        })
     }
 
     /// The change that gives an account a random password nobody knows (AD does so when
@@ -249,22 +261,9 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<Vec<Modification>> {
         let password = random_text()?;
         let history = resultant_policy(w, self, id)?.history_length;
-        let secrets = match self.stored_secrets(w, id)? {
-            Some(c) => c.with_new_password(&password, history),
-            None => StoredSecrets::from_password(&password),
-        }
-        .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
-        let guid = w
-            .values(id, "objectGUID")?
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+        let current = self.stored_secrets(w, id)?;
         Ok(vec![
-            Modification {
-                op: ModifyOp::Replace,
-                attr: SECRETS_ATTR.to_string(),
-                values: vec![self.seal(&secrets, &guid)?],
-            },
+            self.new_secrets(w, id, current.as_ref(), &password, history)?,
             next_key_version(w, id)?,
         ])
     }

@@ -197,22 +197,22 @@ impl<B: Backend> Directory<B> {
         if flags & FLAG_DISALLOW_DELETE != 0 || is_head {
             return refuse("is a system object that cannot be deleted");
         }
-        let sid = w
+        // The domain's own principals: the well-known ones (RID below 1000) stay; a group
+        // stays while an account holds it as primary group.
+        let rid = w
             .values(id, "objectSid")?
             .into_iter()
             .next()
-            .and_then(|b| Sid::from_bytes(&b).ok());
-        if let Some(sid) = sid {
-            let well_known =
-                sid.domain().as_ref() == Some(&domain.sid) && sid.rid().is_some_and(|r| r < 1000);
-            if well_known {
+            .and_then(|b| Sid::from_bytes(&b).ok())
+            .filter(|s| s.domain().as_ref() == Some(&domain.sid))
+            .and_then(|s| s.rid());
+        if let Some(rid) = rid {
+            if rid < 1000 {
                 return Err(DirError::Other(format!(
                     "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a well-known \
                      security principal of the domain and cannot be deleted"
                 )));
             }
-        }
-        if let Some(rid) = super::modify::group_rid(w, id, &domain.sid)? {
             let is_group = classes.iter().any(|c| c.eq_ignore_ascii_case(b"group"));
             let holders = w.find("primaryGroupID", rid.to_string().as_bytes())?;
             if is_group && holders.iter().any(|h| !is_tombstone(w, *h)) {

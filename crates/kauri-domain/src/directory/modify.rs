@@ -58,6 +58,10 @@ impl<B: Backend> Directory<B> {
         let mut oc_changed = false;
         let kept = sam_kept_attributes(&current_oc);
         let mut descriptions: Option<usize> = None;
+        let rdn_attr = dn
+            .rdn()
+            .and_then(|r| r.avas().first())
+            .map(|a| a.attr.to_ascii_lowercase());
         for m in mods {
             let def = attribute_def(schema, &m.attr)?;
             let name = def.ldap_name.clone();
@@ -111,10 +115,6 @@ impl<B: Backend> Directory<B> {
                     check_dsheuristics(v)?;
                 }
             }
-            let rdn_attr = dn
-                .rdn()
-                .and_then(|r| r.avas().first())
-                .map(|a| a.attr.to_ascii_lowercase());
             let names_rdn = rdn_attr.as_deref().is_some_and(|r| {
                 r == lower
                     || schema
@@ -190,8 +190,8 @@ impl<B: Backend> Directory<B> {
             snap.class_set(&refs)?
         };
         let schema_object = old_set.is("attributeSchema") || old_set.is("classSchema");
-        let base_schema = w.int(id, "systemFlags")?.unwrap_or(0) & 0x10 != 0;
         if schema_object && !system {
+            let base_schema = w.int(id, "systemFlags")?.unwrap_or(0) & 0x10 != 0;
             check_schema_update(&old_set, dn, mods, base_schema)?;
         }
         // An attribute being renamed: its name before this modify.
@@ -760,7 +760,7 @@ fn sam_kept_attributes(classes: &[String]) -> &'static [&'static str] {
 }
 
 /// The RID of a group of this domain, if it is one.
-pub(crate) fn group_rid<B: Backend>(
+fn group_rid<B: Backend>(
     w: &DbWrite<'_, B>,
     id: u64,
     domain_sid: &crate::sid::Sid,
@@ -775,9 +775,6 @@ pub(crate) fn group_rid<B: Backend>(
         .and_then(|s| s.rid()))
 }
 
-/// What a client may change on an existing schema definition: add optional attributes,
-/// auxiliary classes and possible superiors to a class; change an attribute's indexing;
-/// and the descriptive attributes of either.
 /// The host part of an SPN (`class/host[:port][/name]`) and where it starts and ends.
 fn spn_host(spn: &str) -> Option<(usize, usize)> {
     let start = spn.find('/')? + 1;
@@ -889,6 +886,9 @@ fn check_dsheuristics(value: &[u8]) -> DirResult<()> {
     Ok(())
 }
 
+/// What a client may change on an existing schema definition: add optional attributes,
+/// auxiliary classes and possible superiors to a class; change an attribute's indexing;
+/// and the descriptive attributes of either.
 fn check_schema_update(
     set: &super::ClassSet,
     dn: &Dn,

@@ -179,7 +179,7 @@ pub fn class_entry(def: &ClassDef, schema_dn: &Dn) -> Result<Entry, SchemaError>
 }
 
 /// Whether an entry's `objectClass` includes `class`.
-fn has_class(entry: &Entry, class: &str) -> bool {
+pub(crate) fn has_class(entry: &Entry, class: &str) -> bool {
     entry
         .get("objectClass")
         .is_some_and(|vs| vs.iter().any(|v| v.eq_ignore_ascii_case(class.as_bytes())))
