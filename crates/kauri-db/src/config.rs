@@ -138,6 +138,11 @@ pub enum LinkRole {
     Forward {
         /// The back link attribute.
         back: Option<String>,
+        /// A DN-valued attribute that AD does not pair as a link (`fSMORoleOwner`,
+        /// `nCName`, `lastKnownParent`): stored as a link so that it follows its target's
+        /// renames, and kept when the target becomes a tombstone (naming the tombstone
+        /// from then on), where a real link goes away with its target.
+        reference: bool,
     },
     /// Computed from the forward links that point at the entry; never written.
     Back {
@@ -192,6 +197,7 @@ impl DbConfig {
             forward.to_ascii_lowercase(),
             LinkRole::Forward {
                 back: back.map(str::to_string),
+                reference: false,
             },
         );
         if let Some(b) = back {
@@ -203,6 +209,20 @@ impl DbConfig {
                 },
             );
         }
+        self
+    }
+
+    /// Declares a DN-valued attribute stored as a one-way reference (see
+    /// [`LinkRole::Forward`]'s `reference`).
+    pub fn reference(&mut self, attr: &str) -> &mut Self {
+        self.schema.set(attr, Syntax::Dn);
+        self.links.insert(
+            attr.to_ascii_lowercase(),
+            LinkRole::Forward {
+                back: None,
+                reference: true,
+            },
+        );
         self
     }
 
@@ -228,7 +248,13 @@ impl DbConfig {
         let mut links: Vec<&String> = self.links.keys().collect();
         links.sort();
         for l in links {
-            out.extend_from_slice(format!("link:{l};").as_bytes());
+            let kind = match self.links.get(l) {
+                Some(LinkRole::Forward {
+                    reference: true, ..
+                }) => "ref",
+                _ => "link",
+            };
+            out.extend_from_slice(format!("{kind}:{l};").as_bytes());
         }
         for n in names {
             let flags = self.index_of_lower(n);

@@ -174,8 +174,19 @@ impl<B: Backend> Db<B> {
             self.renormalize(None)?;
         }
         if needs_reindex {
+            self.move_record_values_to_links()?;
             tracing::info!("index configuration changed or a bulk load was cut short; re-indexing");
             self.reindex(None)?;
+        }
+        Ok(())
+    }
+
+    /// Stores as links the values records still hold for attributes that became linked
+    /// (see `DbWrite::move_record_values_to_links`), in its own transaction.
+    fn move_record_values_to_links(&self) -> DbResult<()> {
+        let mut w = self.write()?;
+        if w.move_record_values_to_links()? > 0 {
+            w.commit()?;
         }
         Ok(())
     }
@@ -252,6 +263,9 @@ impl<B: Backend> Db<B> {
         *self.cfg.write() = Arc::new(cfg);
         if renormalize {
             self.renormalize(None)?;
+        }
+        if reindex {
+            self.move_record_values_to_links()?;
         }
         if renormalize || reindex {
             self.reindex(None)?;

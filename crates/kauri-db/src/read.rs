@@ -512,7 +512,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
         }
         let name = self.attr_name(forward)?.to_ascii_lowercase();
         match self.cfg.link_of_lower(&name)? {
-            LinkRole::Forward { back: Some(b) } => self.attr_id(b),
+            LinkRole::Forward { back: Some(b), .. } => self.attr_id(b),
             _ => None,
         }
     }
@@ -534,6 +534,44 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 if let Some(shown) = self.shown_attr(kind, forward) {
                     out.push((shown, ids));
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The forward links of `id` through the one-way references, each reference attribute
+    /// with the newest replication stamp among its values: what replication metadata shows
+    /// for an attribute AD keeps as a plain DN value.
+    pub fn reference_stamps(&self, id: u64) -> DbResult<Vec<(u32, crate::record::Stamp)>> {
+        let mut out: Vec<(u32, crate::record::Stamp)> = Vec::new();
+        for item in self.kv.prefix(
+            T_LINKS,
+            &link_entry_prefix(LINK_FORWARD, id),
+            Direction::Forward,
+        )? {
+            let (k, v) = item?;
+            let (_, _, attr, _) =
+                split_link_key(k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
+            let reference = self.attr_name(attr).is_some_and(|n| {
+                matches!(
+                    self.cfg.link_of_lower(&n.to_ascii_lowercase()),
+                    Some(LinkRole::Forward {
+                        reference: true,
+                        ..
+                    })
+                )
+            });
+            if !reference {
+                continue;
+            }
+            let stamp = crate::record::get_stamp(v, &mut 0)?;
+            match out.last_mut() {
+                Some((a, s)) if *a == attr => {
+                    if stamp.local_usn > s.local_usn {
+                        *s = stamp;
+                    }
+                }
+                _ => out.push((attr, stamp)),
             }
         }
         Ok(out)

@@ -151,7 +151,7 @@ impl<B: Backend> Db<B> {
         let mut out = HashMap::new();
         let cfg = self.config();
         for (forward, role) in &cfg.links {
-            if let LinkRole::Forward { back: Some(b) } = role {
+            if let LinkRole::Forward { back: Some(b), .. } = role {
                 if let (Some(f), Some(b)) = (
                     reg.id_of_lower(forward),
                     reg.id_of_lower(&b.to_ascii_lowercase()),

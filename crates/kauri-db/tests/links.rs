@@ -393,3 +393,66 @@ fn check_repairs_damaged_links<B: Backend>(db: &Db<B>) {
         .unwrap();
     assert!(id > g1);
 }
+
+/// A database written while `manager` was a plain DN value, opened again with `manager`
+/// stored as a reference: the values move into the links table (a value naming nothing is
+/// dropped), follow renames from then on, survive the target becoming a tombstone and go
+/// with a hard delete.
+#[test]
+fn values_become_references_on_open() {
+    use kauri_kv::lmdb::LmdbOptions;
+    let opts = || LmdbOptions {
+        map_size: 1 << 20,
+        durable: false,
+        ..LmdbOptions::default()
+    };
+    let boss = format!("cn=Boss,ou=People,{BASE}");
+    let staff = u(0);
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open_lmdb(dir.path(), common::config(), opts()).unwrap();
+        setup(&db);
+        db.add(user("Boss", &format!("ou=People,{BASE}"), 99))
+            .unwrap();
+        let m = Modification::new(
+            ModifyOp::Add,
+            "manager",
+            &[boss.as_str(), &format!("cn=Ghost,{BASE}")],
+        );
+        db.modify(&dn(&staff), &[m]).unwrap();
+        assert_eq!(values(&db, &staff, "manager").len(), 2);
+    }
+    let mut cfg = common::config();
+    cfg.reference("manager");
+    let db = Db::open_lmdb(dir.path(), cfg, opts()).unwrap();
+    assert_eq!(values(&db, &staff, "manager"), vec![boss.to_lowercase()]);
+    assert_eq!(
+        found(&db, &format!("(manager={boss})")),
+        vec![staff.to_lowercase()]
+    );
+    assert_eq!(found(&db, "(manager=*)"), vec![staff.to_lowercase()]);
+    assert_clean(&db);
+    // Renames are followed.
+    db.rename(&dn(&boss), &Rdn::parse("cn=Chief").unwrap(), true, None)
+        .unwrap();
+    let chief = format!("cn=Chief,ou=People,{BASE}").to_lowercase();
+    assert_eq!(values(&db, &staff, "manager"), vec![chief.clone()]);
+    // A target turning into a tombstone keeps the references to it; real links go.
+    db.add(group("G1", &[&chief])).unwrap();
+    let mut w = db.write().unwrap();
+    let id = w.lookup(&dn(&chief)).unwrap().unwrap();
+    w.remove_all_links(id, true).unwrap();
+    w.commit().unwrap();
+    assert_eq!(values(&db, &staff, "manager"), vec![chief.clone()]);
+    assert!(values(&db, &g("G1"), "member").is_empty());
+    // A value given twice is AD's attributeOrValueExists for a reference.
+    let twice = Modification::new(ModifyOp::Replace, "manager", &[&u(1), &u(1)]);
+    assert!(matches!(
+        db.modify(&dn(&staff), &[twice]),
+        Err(DbError::AttributeOrValueExists(_))
+    ));
+    // A hard delete takes the references with it.
+    db.delete(&dn(&chief), false).unwrap();
+    assert!(values(&db, &staff, "manager").is_empty());
+    assert_clean(&db);
+}

@@ -691,9 +691,19 @@ fn db_config_from_schema() {
     assert_eq!(
         cfg.link_of_lower("member"),
         Some(&kauri_db::config::LinkRole::Forward {
-            back: Some("memberOf".to_string())
+            back: Some("memberOf".to_string()),
+            reference: false,
         })
     );
+    // DN values AD does not pair as links are references; objectCategory stays a value.
+    assert_eq!(
+        cfg.link_of_lower("fsmoroleowner"),
+        Some(&kauri_db::config::LinkRole::Forward {
+            back: None,
+            reference: true,
+        })
+    );
+    assert_eq!(cfg.link_of_lower("objectcategory"), None);
     assert_eq!(
         cfg.link_of_lower("directreports"),
         Some(&kauri_db::config::LinkRole::Back {

@@ -838,15 +838,7 @@ impl Conn {
         };
         let recorded = match outcome.update {
             Some(BindUpdate::Success(dn, mods)) => {
-                let req = Request {
-                    caller: Caller::System,
-                    encrypted: true,
-                    change: Change::Modify {
-                        dn,
-                        mods,
-                        permissive: true,
-                    },
-                };
+                let req = Request::system_modify(dn, mods, true);
                 self.ctx.writer.submit(req).await
             }
             Some(BindUpdate::BadPassword(dn)) => {
@@ -1075,19 +1067,15 @@ impl Conn {
         let out = self.out.clone();
         tokio::spawn(async move {
             // Authorized above; the change itself runs as the server.
-            let req = Request {
-                caller: Caller::System,
-                encrypted: true,
-                change: Change::Modify {
-                    dn,
-                    mods: vec![Modification {
-                        op: ModifyOp::Replace,
-                        attr: "userPassword".into(),
-                        values: vec![hash.into_bytes()],
-                    }],
-                    permissive: false,
-                },
-            };
+            let req = Request::system_modify(
+                dn,
+                vec![Modification {
+                    op: ModifyOp::Replace,
+                    attr: "userPassword".into(),
+                    values: vec![hash.into_bytes()],
+                }],
+                false,
+            );
             let _ = out
                 .send(submit_password_change(&ctx, req, generated, respond).await)
                 .await;

@@ -62,6 +62,15 @@ pub struct ImportOptions {
     pub json: bool,
 }
 
+/// Whether a DN value names a tombstone (its RDN value carries AD's `\nDEL:` mark).
+fn names_tombstone(value: &[u8]) -> bool {
+    std::str::from_utf8(value)
+        .ok()
+        .and_then(|t| kauri_db::Dn::parse(t).ok())
+        .and_then(|dn| dn.rdn().cloned())
+        .is_some_and(|rdn| rdn.avas().iter().any(|a| a.value.contains("\nDEL:")))
+}
+
 fn is_url(t: &TargetArgs) -> bool {
     t.url.contains("://")
 }
@@ -119,9 +128,14 @@ impl Writer<'_> {
             }
             let forward_link = schema
                 .attribute(&name)
-                .is_some_and(|d| d.link_id.is_some_and(|l| l % 2 == 0));
+                .is_some_and(|d| d.link_id.is_some_and(|l| l % 2 == 0) || d.is_reference());
             if forward_link {
-                self.links.push((dn.to_string(), name, values));
+                // A reference to a deleted object names its tombstone, which is not exported.
+                let values: Vec<Vec<u8>> =
+                    values.into_iter().filter(|v| !names_tombstone(v)).collect();
+                if !values.is_empty() {
+                    self.links.push((dn.to_string(), name, values));
+                }
             } else {
                 kept.push((name, values));
             }

@@ -8,12 +8,13 @@ use std::collections::BTreeSet;
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 use crate::config::LinkRole;
-use crate::db::{T_INDEX, T_LINKS};
+use crate::db::{T_ENTRIES, T_INDEX, T_LINKS};
 use crate::dn::Dn;
 use crate::error::{DbError, DbResult};
-use crate::keys::{link_key, link_prefix, presence_key, LINK_BACK, LINK_FORWARD};
+use crate::keys::{id_key, link_key, link_prefix, presence_key, LINK_BACK, LINK_FORWARD};
 use crate::read;
-use crate::record::{put_stamp, Stamp};
+use crate::record::{put_stamp, OwnedAttr, OwnedRecord, RecordView, Stamp};
+use crate::reindex::for_each_record;
 
 use super::DbWrite;
 
@@ -41,13 +42,26 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         Ok(LinkAttr { forward, back })
     }
 
+    /// Whether a stored attribute id is a one-way reference.
+    fn is_reference(&self, attr: u32) -> bool {
+        self.attr_lower_name(attr).is_some_and(|n| {
+            matches!(
+                self.cfg.link_of_lower(&n),
+                Some(LinkRole::Forward {
+                    reference: true,
+                    ..
+                })
+            )
+        })
+    }
+
     /// The link attribute of a stored forward attribute id (for removing links found by
     /// a scan).
     fn link_attr_of_id(&mut self, forward: u32) -> DbResult<LinkAttr> {
         let back = self
             .attr_lower_name(forward)
             .and_then(|n| match self.cfg.link_of_lower(&n) {
-                Some(LinkRole::Forward { back }) => back.clone(),
+                Some(LinkRole::Forward { back, .. }) => back.clone(),
                 _ => None,
             });
         let back = match back {
@@ -61,6 +75,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// and be named once.
     pub(crate) fn link_targets(&self, attr: &str, values: &[Vec<u8>]) -> DbResult<Vec<u64>> {
         let max = self.cfg.max_index_key_len;
+        let reference = matches!(
+            self.link_role(attr),
+            Some(LinkRole::Forward {
+                reference: true,
+                ..
+            })
+        );
         let mut out = Vec::with_capacity(values.len());
         let mut seen = BTreeSet::new();
         for raw in values {
@@ -78,6 +99,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 }
             };
             if !seen.insert(id) {
+                if reference {
+                    return Err(DbError::AttributeOrValueExists(format!(
+                        "{attr}: value {text:?} given twice"
+                    )));
+                }
                 return Err(DbError::EntryAlreadyExists(format!(
                     "00000562: UpdErr: DSID-031A11C4, problem 6005 (ENTRY_EXISTS), data 0: \
                      {attr}: value {text:?} given twice"
@@ -96,13 +122,26 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         dst: u64,
         usn: u64,
     ) -> DbResult<bool> {
+        let stamp = self.stamp(Stamp::default(), usn);
+        self.add_link_stamped(src, attr, dst, &stamp)
+    }
+
+    /// Adds one link with the given replication stamp; returns false when it already
+    /// exists.
+    fn add_link_stamped(
+        &mut self,
+        src: u64,
+        attr: LinkAttr,
+        dst: u64,
+        stamp: &Stamp,
+    ) -> DbResult<bool> {
         let fwd = link_key(LINK_FORWARD, src, attr.forward, dst);
         if self.kv.get(T_LINKS, &fwd)?.is_some() {
             return Ok(false);
         }
-        let mut stamp = Vec::with_capacity(24);
-        put_stamp(&mut stamp, &self.stamp(Stamp::default(), usn));
-        self.kv.put(T_LINKS, &fwd, &stamp)?;
+        let mut value = Vec::with_capacity(24);
+        put_stamp(&mut value, stamp);
+        self.kv.put(T_LINKS, &fwd, &value)?;
         self.kv
             .put(T_LINKS, &link_key(LINK_BACK, dst, attr.forward, src), &[])?;
         self.kv
@@ -158,10 +197,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
     }
 
-    /// Removes every link from and to an entry (it is being deleted or becoming a
-    /// tombstone). Returns the entries whose forward links lost a value, so their change
-    /// stamps can move.
-    pub fn remove_all_links(&mut self, id: u64) -> DbResult<Vec<u64>> {
+    /// Removes every link from and to an entry (it is being deleted, or becoming a
+    /// tombstone when `tombstone` is set: then the references other entries hold to it
+    /// stay, see [`LinkRole::Forward`]). Returns the entries whose forward links lost a
+    /// value, so their change stamps can move.
+    pub fn remove_all_links(&mut self, id: u64, tombstone: bool) -> DbResult<Vec<u64>> {
         let mut found: Vec<(u8, u32, u64)> = Vec::new();
         for kind in [LINK_FORWARD, LINK_BACK] {
             for (attr, other) in read::entry_links(&self.kv, kind, id)? {
@@ -170,6 +210,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
         let mut sources = BTreeSet::new();
         for (kind, attr, other) in found {
+            if tombstone && kind == LINK_BACK && self.is_reference(attr) {
+                continue;
+            }
             let la = self.link_attr_of_id(attr)?;
             if kind == LINK_FORWARD {
                 self.remove_link(id, la, other)?;
@@ -179,5 +222,86 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
         }
         Ok(sources.into_iter().collect())
+    }
+}
+
+impl<'d, B: Backend> DbWrite<'d, B> {
+    /// Moves the values records hold for attributes the configuration stores as links
+    /// into the `links` table, keeping each attribute's replication stamp: a database
+    /// written before an attribute became a reference holds its values in records. A
+    /// value naming no entry has nothing to link to and is dropped with a warning.
+    /// Returns how many values it moved or dropped. The indexes must be rebuilt afterwards.
+    pub(crate) fn move_record_values_to_links(&mut self) -> DbResult<u64> {
+        let linked: BTreeSet<u32> = self
+            .reg
+            .iter()
+            .map(|(id, name)| (id, name.to_ascii_lowercase()))
+            .filter(|(_, lower)| {
+                matches!(
+                    self.cfg.link_of_lower(lower.as_str()),
+                    Some(LinkRole::Forward { .. })
+                )
+            })
+            .map(|(id, _)| id)
+            .collect();
+        if linked.is_empty() {
+            return Ok(0);
+        }
+        let mut found: Vec<(u64, OwnedRecord)> = Vec::new();
+        let mut last = None;
+        loop {
+            let next = for_each_record(&self.kv, last, 4096, |id, bytes| {
+                let rec = RecordView::parse(bytes)?;
+                if rec.attrs().any(|a| linked.contains(&a.id) && a.count > 0) {
+                    found.push((id, rec.to_owned_record()?));
+                }
+                Ok(())
+            })?;
+            match next {
+                Some(l) => last = Some(l),
+                None => break,
+            }
+        }
+        let max = self.cfg.max_index_key_len;
+        let (mut moved, mut dropped) = (0u64, 0u64);
+        for (id, mut rec) in found {
+            let (taken, kept): (Vec<OwnedAttr>, Vec<OwnedAttr>) = std::mem::take(&mut rec.attrs)
+                .into_iter()
+                .partition(|a| linked.contains(&a.id));
+            rec.attrs = kept;
+            for a in taken {
+                let la = self.link_attr_of_id(a.id)?;
+                for v in a.values {
+                    let target = std::str::from_utf8(&v.raw)
+                        .ok()
+                        .and_then(|t| Dn::parse(t).ok())
+                        .map(|dn| read::lookup(&self.kv, &dn, max))
+                        .transpose()?
+                        .flatten()
+                        .filter(|t| *t != 0);
+                    match target {
+                        Some(t) => {
+                            self.add_link_stamped(id, la, t, &a.stamp)?;
+                            moved += 1;
+                        }
+                        None => {
+                            dropped += 1;
+                            tracing::warn!(
+                                entry = id,
+                                attribute = self.attr_lower_name(a.id).unwrap_or_default(),
+                                value = %String::from_utf8_lossy(&v.raw),
+                                "a stored DN value names no entry; dropped while storing the \
+                                 attribute as references"
+                            );
+                        }
+                    }
+                }
+            }
+            self.kv.put(T_ENTRIES, &id_key(id), &rec.encode())?;
+        }
+        if moved + dropped > 0 {
+            tracing::info!(moved, dropped, "DN values now stored as references");
+        }
+        Ok(moved + dropped)
     }
 }

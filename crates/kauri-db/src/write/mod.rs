@@ -766,7 +766,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 )));
             }
             match self.link_role(&name) {
-                Some(LinkRole::Forward { back }) => {
+                Some(LinkRole::Forward { back, .. }) => {
                     let targets = self.link_targets(&name, &values)?;
                     new_links.push((self.link_attr(&name, back.as_deref())?, targets));
                     continue;
@@ -856,7 +856,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         for m in mods {
             check_attr_name(&m.attr)?;
             match self.link_role(&m.attr) {
-                Some(LinkRole::Forward { back }) => {
+                Some(LinkRole::Forward { back, .. }) => {
                     links_changed |= self.modify_links(id, m, back.as_deref(), permissive)?;
                     continue;
                 }
@@ -1150,7 +1150,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.next_usn();
         let mut sources = BTreeSet::new();
         for &victim in order.iter().rev() {
-            sources.extend(self.remove_all_links(victim)?);
+            sources.extend(self.remove_all_links(victim, false)?);
             self.remove_record(victim)?;
         }
         let gone: std::collections::HashSet<u64> = order.iter().copied().collect();

@@ -278,7 +278,7 @@ impl<B: Backend> Directory<B> {
             .and_then(|g| <[u8; 16]>::try_from(g.as_slice()).ok());
         // Links go first: a tombstone is in no group and has no members. As in AD, the
         // groups that lose the member keep their uSNChanged: the delete is the change.
-        w.remove_all_links(id)?;
+        w.remove_all_links(id, true)?;
         let names: Vec<String> = match w.record(id)? {
             Some(rec) => rec.attrs().map(|a| a.id).collect::<Vec<u32>>(),
             None => Vec::new(),

@@ -166,18 +166,24 @@ pub fn attribute_metadata<B: Backend>(
         local_usn: s.local_usn,
     };
     let mut entries = Vec::new();
-    for (a, stamp) in rec.attrs().zip(stamps.iter()) {
-        let Some(name) = r.attr_name(a.id) else {
+    // DN values kept as references live beside the record; AD shows them like any value.
+    let references = r.reference_stamps(id)?;
+    let stored = rec
+        .attrs()
+        .map(|a| (a.id, a.values().next().map(|v| v.raw)))
+        .zip(stamps.iter().copied())
+        .chain(references.into_iter().map(|(a, s)| ((a, None), s)));
+    for ((aid, first), stamp) in stored {
+        let stamp = &stamp;
+        let Some(name) = r.attr_name(aid) else {
             continue;
         };
         let Some(def) = schema.attribute(&name[..]) else {
             continue;
         };
         if def.ldap_name.eq_ignore_ascii_case("msDS-KeyVersionNumber") {
-            let kvno = a
-                .values()
-                .next()
-                .and_then(|v| std::str::from_utf8(v.raw).ok()?.trim().parse::<u64>().ok())
+            let kvno = first
+                .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok())
                 .unwrap_or(stamp.version);
             for (oid, pw_name) in PASSWORD_ATTRIBUTES {
                 if let Some(at) = attid(oid) {

@@ -98,6 +98,23 @@ pub struct Request {
     pub change: Change,
 }
 
+impl Request {
+    /// A modify the server makes on its own behalf (a bind's bookkeeping, values
+    /// provisioning adds once their targets exist): the system as caller, on a trusted
+    /// channel.
+    pub fn system_modify(dn: Dn, mods: Vec<Modification>, permissive: bool) -> Request {
+        Request {
+            caller: Caller::System,
+            encrypted: true,
+            change: Change::Modify {
+                dn,
+                mods,
+                permissive,
+            },
+        }
+    }
+}
+
 /// The directory service over one database.
 pub struct Directory<B: Backend> {
     db: Arc<Db<B>>,

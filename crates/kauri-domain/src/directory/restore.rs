@@ -236,8 +236,10 @@ impl<B: Backend> Directory<B> {
             .map_err(|e| unwilling(format!("the new DC's objects: {e}")))?;
         let mut computer = None;
         let mut ntds = None;
+        let mut later = Vec::new();
         for mut pe in entries {
             super::setup::stamp_invocation(&mut pe.entry, self.db.invocation_id());
+            later.extend(self.take_forward_references(&w, &mut pe.entry)?);
             let dn = pe.entry.dn.clone();
             let classes = pe.entry.get("objectClass").unwrap_or_default();
             if classes.iter().any(|c| c.eq_ignore_ascii_case(b"computer")) {
@@ -254,6 +256,7 @@ impl<B: Backend> Directory<B> {
                     other => other,
                 })?;
         }
+        self.add_forward_references(&mut w, later)?;
         let (Some(computer), Some(ntds)) = (computer, ntds) else {
             return Err(unwilling("the new DC's objects are incomplete"));
         };

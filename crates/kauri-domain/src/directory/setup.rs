@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
-use kauri_db::{Db, Dn, Filter, Modification, ModifyOp, Rdn, Scope, SearchRequest};
+use kauri_db::config::LinkRole;
+use kauri_db::{Db, DbWrite, Dn, Entry, Filter, Modification, ModifyOp, Rdn, Scope, SearchRequest};
 use kauri_kv::Backend;
 
 use super::error::{DirError, DirResult};
 use super::info::DomainInfo;
+use super::view::View;
 use super::{Caller, Change, Directory, Request};
 use crate::password::encode_unicode_pwd;
 use crate::provision::{self, ProvisionParams};
@@ -117,8 +119,10 @@ impl<B: Backend> Directory<B> {
         };
         let mut w = self.db.write()?;
         let mut schema_objects = 0;
+        let mut later = Vec::new();
         for (i, mut pe) in entries.into_iter().enumerate() {
             stamp_invocation(&mut pe.entry, self.db.invocation_id());
+            later.extend(self.take_forward_references(&w, &mut pe.entry)?);
             let is_schema_object = pe.entry.dn.parent().as_ref() == Some(&planned.schema_dn);
             if is_schema_object {
                 schema_objects += 1;
@@ -132,6 +136,7 @@ impl<B: Backend> Directory<B> {
                 }
             }
         }
+        self.add_forward_references(&mut w, later)?;
         // Definitions added through schema objects are the schema itself here.
         self.pending.lock().take();
         let admin = planned
@@ -141,19 +146,15 @@ impl<B: Backend> Directory<B> {
                 Rdn::parse("CN=Administrator")
                     .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?,
             );
-        let set_password = Request {
-            caller: Caller::System,
-            encrypted: true,
-            change: Change::Modify {
-                dn: admin.clone(),
-                mods: vec![Modification {
-                    op: ModifyOp::Replace,
-                    attr: "unicodePwd".into(),
-                    values: vec![encode_unicode_pwd(admin_password)],
-                }],
-                permissive: false,
-            },
-        };
+        let set_password = Request::system_modify(
+            admin.clone(),
+            vec![Modification {
+                op: ModifyOp::Replace,
+                attr: "unicodePwd".into(),
+                values: vec![encode_unicode_pwd(admin_password)],
+            }],
+            false,
+        );
         self.apply(&mut w, &set_password)?;
         w.commit()?;
         self.rediscover()?;
@@ -164,6 +165,65 @@ impl<B: Backend> Directory<B> {
             domain_sid: planned.sid.to_string(),
             administrator: admin.to_string(),
         })
+    }
+}
+
+impl<B: Backend> Directory<B> {
+    /// Takes out of an entry about to be added the values of linked attributes that name
+    /// entries not added yet (a naming context's `fSMORoleOwner` names the DC's NTDS
+    /// Settings, which comes later in tree order), to be added by
+    /// [`Directory::add_forward_references`] once every entry exists.
+    pub(crate) fn take_forward_references(
+        &self,
+        w: &DbWrite<'_, B>,
+        entry: &mut Entry,
+    ) -> DirResult<Option<(Dn, Vec<Modification>)>> {
+        let cfg = self.db.config();
+        let mut mods = Vec::new();
+        for (attr, values) in &mut entry.attrs {
+            if !matches!(
+                cfg.link_of_lower(&attr.to_ascii_lowercase()),
+                Some(LinkRole::Forward { .. })
+            ) {
+                continue;
+            }
+            let mut missing = Vec::new();
+            let mut kept = Vec::new();
+            for v in std::mem::take(values) {
+                let target = std::str::from_utf8(&v).ok().and_then(|t| Dn::parse(t).ok());
+                let exists = match target {
+                    Some(t) if t != entry.dn => w.id_of(&t)?.is_some(),
+                    _ => false,
+                };
+                if exists {
+                    kept.push(v);
+                } else {
+                    missing.push(v);
+                }
+            }
+            *values = kept;
+            if !missing.is_empty() {
+                mods.push(Modification {
+                    op: ModifyOp::Add,
+                    attr: attr.clone(),
+                    values: missing,
+                });
+            }
+        }
+        entry.attrs.retain(|(_, v)| !v.is_empty());
+        Ok((!mods.is_empty()).then(|| (entry.dn.clone(), mods)))
+    }
+
+    /// Adds, as the system, the values [`Directory::take_forward_references`] held back.
+    pub(crate) fn add_forward_references(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        later: Vec<(Dn, Vec<Modification>)>,
+    ) -> DirResult<()> {
+        for (dn, mods) in later {
+            self.apply(w, &Request::system_modify(dn, mods, false))?;
+        }
+        Ok(())
     }
 }
 

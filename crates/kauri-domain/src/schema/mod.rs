@@ -95,6 +95,28 @@ pub struct AttributeDef {
     pub int_id: Option<i32>,
 }
 
+impl AttributeDef {
+    /// Whether the attribute's values are stored as references to their targets: AD keeps
+    /// every DN value as the target's row, so it follows renames and names the tombstone
+    /// after a delete. `objectCategory` and `defaultObjectCategory` stay plain values:
+    /// filters use them everywhere through their index, and a class names itself before
+    /// it exists.
+    pub fn is_reference(&self) -> bool {
+        const FLAG_ATTR_IS_CONSTRUCTED: i32 = 0x4;
+        self.link_id.is_none()
+            && self.attribute_syntax == "2.5.5.1"
+            && self.om_syntax == 127
+            && self.system_flags & FLAG_ATTR_IS_CONSTRUCTED == 0
+            && ![
+                "objectCategory",
+                "defaultObjectCategory",
+                "distinguishedName",
+            ]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(&self.ldap_name))
+    }
+}
+
 /// A `classSchema` object: the definition of one object class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassDef {
@@ -852,6 +874,8 @@ impl Schema {
             if let Some(link) = a.link_id.filter(|l| l % 2 == 0) {
                 let back = self.attribute_by_link_id(link + 1);
                 config.link(&a.ldap_name, back.map(|b| b.ldap_name.as_str()));
+            } else if a.is_reference() {
+                config.reference(&a.ldap_name);
             }
         }
         for (name, flags) in [
