@@ -30,26 +30,83 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{Decoder, Encoder, Framed, FramedParts};
 use tokio_util::sync::CancellationToken;
 
+mod sasl;
+
 use crate::auth::{self, Identity};
 use crate::ctx::Ctx;
 use crate::extdn;
 use crate::result::{db_result, dir_result};
 use crate::search::{self, CursorStore, SearchJob};
+use kauri_auth::spnego::SpnegoServer;
+use kauri_auth::SecurityLayer;
 use kauri_domain::directory::{BindUpdate, Caller, Change, Request};
 
 /// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// The frame codec of a connection: LDAP messages in, already-encoded bytes out.
-pub struct ServerCodec(LdapCodec);
+/// The frame codec of a connection: LDAP messages in, already-encoded bytes out. It is the
+/// upper two layers of the transport (the socket, or TLS over it, is below): a SASL
+/// security layer, once a bind negotiated one, then LDAP's own framing.
+pub struct ServerCodec {
+    ldap: LdapCodec,
+    /// The negotiated security layer: every message travels as a 4-byte big-endian length
+    /// and the layer's token.
+    layer: Option<Box<dyn SecurityLayer>>,
+    /// Unwrapped bytes waiting to be framed as LDAP messages.
+    plain: BytesMut,
+    max: usize,
+}
+
+impl ServerCodec {
+    /// A codec for messages up to `max` bytes, without a security layer.
+    pub fn new(max: usize) -> ServerCodec {
+        ServerCodec {
+            ldap: LdapCodec::new(max),
+            layer: None,
+            plain: BytesMut::new(),
+            max,
+        }
+    }
+
+    /// Whether a SASL security layer protects the connection.
+    pub fn has_layer(&self) -> bool {
+        self.layer.is_some()
+    }
+}
 
 impl Decoder for ServerCodec {
     type Item = Result<LdapMessage, DecodeError>;
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, FrameError> {
-        self.0.decode(src)
+        let Some(layer) = self.layer.as_mut() else {
+            return self.ldap.decode(src);
+        };
+        loop {
+            if let Some(item) = self.ldap.decode(&mut self.plain)? {
+                return Ok(Some(item));
+            }
+            let Some(head) = src.get(..4) else {
+                return Ok(None);
+            };
+            let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+            if len > self.max {
+                return Err(FrameError::TooLarge {
+                    size: len,
+                    max: self.max,
+                });
+            }
+            if src.len() < 4 + len {
+                src.reserve(4 + len - src.len());
+                return Ok(None);
+            }
+            let frame = src.split_to(4 + len);
+            let plain = layer
+                .unwrap(&frame[4..])
+                .map_err(|e| FrameError::Malformed(format!("SASL security layer: {e}")))?;
+            self.plain.extend_from_slice(&plain);
+        }
     }
 }
 
@@ -57,7 +114,14 @@ impl Encoder<Vec<u8>> for ServerCodec {
     type Error = std::io::Error;
 
     fn encode(&mut self, item: Vec<u8>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
-        dst.extend_from_slice(&item);
+        match self.layer.as_mut() {
+            Some(layer) => {
+                let token = layer.wrap(&item);
+                dst.extend_from_slice(&(token.len() as u32).to_be_bytes());
+                dst.extend_from_slice(&token);
+            }
+            None => dst.extend_from_slice(&item),
+        }
         Ok(())
     }
 }
@@ -121,6 +185,13 @@ struct Conn {
     immediate: Vec<Vec<u8>>,
     /// Unix uid and gid of the peer, on the `ldapi://` socket.
     peer_cred: Option<(u32, u32)>,
+    /// A GSS-SPNEGO bind in progress.
+    sasl: Option<SpnegoServer>,
+    /// The security layer a bind just negotiated, installed once its response is out.
+    new_layer: Option<Box<dyn SecurityLayer>>,
+    /// Whether a SASL layer encrypts the connection (passwords may then travel on it, as
+    /// AD allows on a sealed connection).
+    sealed: bool,
 }
 
 /// The uid this server runs as (EXTERNAL binds from it administer).
@@ -202,8 +273,11 @@ async fn run(
         peer,
         immediate: Vec::new(),
         peer_cred,
+        sasl: None,
+        new_layer: None,
+        sealed: false,
     };
-    let mut framed = Framed::new(io, ServerCodec(LdapCodec::new(ctx.cfg.max_pdu)));
+    let mut framed = Framed::new(io, ServerCodec::new(ctx.cfg.max_pdu));
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
     let mut last_activity = Instant::now();
     let mut permit: Option<OwnedSemaphorePermit> = None;
@@ -263,6 +337,11 @@ async fn run(
                                 framed.feed(bytes).await?;
                             }
                             framed.flush().await?;
+                        }
+                        // A bind's security layer starts after its response.
+                        if let Some(layer) = conn.new_layer.take() {
+                            conn.sealed = layer.sealed();
+                            framed.codec_mut().layer = Some(layer);
                         }
                         match next {
                             Next::Continue => {}
@@ -327,14 +406,22 @@ async fn start_tls(
             .await?;
         return Ok(framed);
     }
+    if framed.codec().has_layer() {
+        framed
+            .send(ext(
+                ResultCode::OPERATIONS_ERROR,
+                "00002020: a SASL security layer already protects this connection",
+            ))
+            .await?;
+        return Ok(framed);
+    }
     framed.send(ext(ResultCode::SUCCESS, "")).await?;
     let parts = framed.into_parts();
     let read_buf = parts.read_buf;
     let tls = acceptor.accept(parts.io).await?;
     conn.encrypted = true;
     let io: Box<dyn Io> = Box::new(tls);
-    let mut new_parts =
-        FramedParts::new::<Vec<u8>>(io, ServerCodec(LdapCodec::new(conn.ctx.cfg.max_pdu)));
+    let mut new_parts = FramedParts::new::<Vec<u8>>(io, ServerCodec::new(conn.ctx.cfg.max_pdu));
     new_parts.read_buf = read_buf;
     Ok(Framed::from_parts(new_parts))
 }
@@ -378,7 +465,7 @@ impl Conn {
     /// Whether passwords may travel on this connection: encrypted ones, and plain ones
     /// when the server is configured to accept them there (Samba's behaviour).
     fn passwords_allowed(&self) -> bool {
-        self.encrypted || self.ctx.cfg.plain_ldap_passwords
+        self.encrypted || self.sealed || self.ctx.cfg.plain_ldap_passwords
     }
 
     /// Queues a response decided on the connection's own task; the loop writes it right
@@ -409,7 +496,7 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::BindRequest(b) => {
-                let result = self.bind(b.version, &b.name, &b.auth).await;
+                let (result, server_sasl_creds) = self.bind(b.version, &b.name, &b.auth).await;
                 self.ctx.counters.finish(
                     OP_BIND,
                     result.code == ResultCode::SUCCESS,
@@ -420,7 +507,7 @@ impl Conn {
                     id,
                     ProtocolOp::BindResponse(BindResponse {
                         result,
-                        server_sasl_creds: None,
+                        server_sasl_creds,
                     }),
                 ));
                 Next::Continue
@@ -706,12 +793,35 @@ impl Conn {
         }
     }
 
-    async fn bind(&mut self, version: i32, name: &str, auth: &BindAuth) -> LdapResult {
+    /// A bind: its result, and the server's SASL credentials for the client.
+    async fn bind(
+        &mut self,
+        version: i32,
+        name: &str,
+        auth: &BindAuth,
+    ) -> (LdapResult, Option<Vec<u8>>) {
         // A new bind always starts from anonymous.
         self.identity = Identity::Anonymous;
+        let continuing = std::mem::take(&mut self.sasl);
         if version != 3 {
-            return LdapResult::new(ResultCode::PROTOCOL_ERROR, "only LDAPv3 is supported");
+            return (
+                LdapResult::new(ResultCode::PROTOCOL_ERROR, "only LDAPv3 is supported"),
+                None,
+            );
         }
+        if let BindAuth::Sasl {
+            mechanism,
+            credentials,
+        } = auth
+        {
+            if mechanism.eq_ignore_ascii_case("GSS-SPNEGO") {
+                return self.spnego_bind(continuing, credentials.as_deref()).await;
+            }
+        }
+        (self.single_step_bind(name, auth).await, None)
+    }
+
+    async fn single_step_bind(&mut self, name: &str, auth: &BindAuth) -> LdapResult {
         match auth {
             BindAuth::Simple(p) if p.is_empty() => {
                 // Anonymous (empty name) or unauthenticated (name, no password): anonymous.
@@ -836,7 +946,19 @@ impl Conn {
             Ok(o) => o,
             Err(e) => return dir_result(&e),
         };
-        let recorded = match outcome.update {
+        self.record_bind(outcome.update).await;
+        match outcome.result {
+            Ok(account) => {
+                self.identity = Identity::Account(account);
+                LdapResult::success()
+            }
+            Err(failure) => LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
+        }
+    }
+
+    /// Hands a bind's bookkeeping (bad password counts, the last logon time) to the writer.
+    async fn record_bind(&mut self, update: Option<BindUpdate>) {
+        let recorded = match update {
             Some(BindUpdate::Success(dn, mods)) => {
                 let req = Request::system_modify(dn, mods, true);
                 self.ctx.writer.submit(req).await
@@ -851,13 +973,6 @@ impl Conn {
         };
         if let Err(e) = recorded {
             tracing::warn!(error = %e, "recording a bind's outcome failed");
-        }
-        match outcome.result {
-            Ok(account) => {
-                self.identity = Identity::Account(account);
-                LdapResult::success()
-            }
-            Err(failure) => LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
         }
     }
 

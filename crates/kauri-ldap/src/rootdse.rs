@@ -105,7 +105,12 @@ pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResu
         "supportedExtension",
         SUPPORTED_EXTENSIONS.iter().map(|c| b(c)).collect(),
     ));
-    let mut sasl = vec![b("PLAIN")];
+    // AD lists GSS-SPNEGO first; it needs a domain's accounts.
+    let mut sasl = Vec::new();
+    if ctx.dir.domain().is_some() {
+        sasl.push(b("GSS-SPNEGO"));
+    }
+    sasl.push(b("PLAIN"));
     if !ctx.cfg.listen_ldapi.as_os_str().is_empty() {
         sasl.push(b("EXTERNAL"));
     }

@@ -166,3 +166,89 @@ fn samba_tool_manages_the_domain_over_ldap() {
     tls(&["user", "delete", "alice"]);
     assert!(!tls(&["user", "list"]).lines().any(|l| l == "alice"));
 }
+
+/// `samba-tool` as administrators run it, `-U user%password`: SASL GSS-SPNEGO with NTLM,
+/// the connection sealed (Samba's default) or signed, and password changes allowed on the
+/// sealed plain connection as AD allows them (the server refuses them on plain LDAP).
+#[test]
+fn samba_tool_binds_with_ntlm_and_seals_or_signs() {
+    let (dir, _server, addr, _) = serve_domain();
+    let conf = dir.path().join("client.conf");
+    let url = format!("ldap://{addr}");
+    let tool_with = |wrapping: &str, args: &[&str]| {
+        let o = Command::new("samba-tool")
+            .args(args)
+            .arg("-H")
+            .arg(&url)
+            .arg("-s")
+            .arg(&conf)
+            .arg(format!("-UAdministrator%{PASSWORD}"))
+            .arg(format!("--option=client ldap sasl wrapping = {wrapping}"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run samba-tool (install samba-common-bin): {e}"));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        (o.status.success(), text, err)
+    };
+    let tool = |wrapping: &str, args: &[&str]| {
+        let (ok, text, err) = tool_with(wrapping, args);
+        assert!(ok, "samba-tool {args:?} ({wrapping}): {text}{err}");
+        text
+    };
+    for wrapping in ["seal", "sign"] {
+        let users = tool(wrapping, &["user", "list"]);
+        assert!(users.lines().any(|l| l == "Administrator"), "{users}");
+    }
+    tool("seal", &["user", "create", "bob", "B0b.Passw0rd.1"]);
+    tool("seal", &["group", "addmembers", "Domain Admins", "bob"]);
+    assert!(tool("sign", &["group", "listmembers", "Domain Admins"])
+        .lines()
+        .any(|l| l == "bob"));
+    tool(
+        "seal",
+        &["user", "setpassword", "bob", "--newpassword=B0b.Passw0rd.2"],
+    );
+    tool("seal", &["user", "disable", "bob"]);
+    let shown = tool("sign", &["user", "show", "bob"]);
+    assert!(shown.contains("userAccountControl: 514"), "{shown}");
+    tool("seal", &["user", "enable", "bob"]);
+    tool(
+        "seal",
+        &[
+            "domain",
+            "passwordsettings",
+            "pso",
+            "create",
+            "pso1",
+            "1",
+            "--min-pwd-length=10",
+        ],
+    );
+    tool(
+        "seal",
+        &["domain", "passwordsettings", "pso", "apply", "pso1", "bob"],
+    );
+    assert!(tool(
+        "seal",
+        &["domain", "passwordsettings", "pso", "show-user", "bob"]
+    )
+    .contains("pso1"));
+    // The new user binds with NTLM too; a wrong password is AD's 52e.
+    let bob = |pass: &str| {
+        Command::new("samba-tool")
+            .args(["user", "list", "-H", &url, "-s"])
+            .arg(&conf)
+            .arg(format!("-Ubob%{pass}"))
+            .output()
+            .unwrap()
+    };
+    assert!(bob("B0b.Passw0rd.2").status.success());
+    let wrong = bob("wrong-password");
+    assert!(!wrong.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("data 52e"),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
+    tool("seal", &["user", "delete", "bob"]);
+}

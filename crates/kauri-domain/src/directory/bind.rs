@@ -15,7 +15,7 @@ use super::token::{policy_of, resultant_policy, resultant_pso_among, token_group
 use super::view::View;
 use super::{now_secs, Directory};
 use crate::password::{
-    ad_time_from_unix, is_expired, lockout_active, LogonFailure, AD_TICKS_PER_SECOND,
+    ad_time_from_unix, is_expired, lockout_active, LogonFailure, StoredSecrets, AD_TICKS_PER_SECOND,
 };
 use crate::sid::{rid, Sid};
 
@@ -103,6 +103,17 @@ impl<B: Backend> Directory<B> {
 
     /// Checks a simple bind (see the module docs).
     pub fn authenticate(&self, name: &str, password: &str) -> DirResult<BindOutcome> {
+        self.authenticate_with(name, &mut |secrets| secrets.verify(password))
+    }
+
+    /// Checks a logon whose proof of the password is checked by `proves` against the
+    /// account's stored secrets (an NTLM response against the NT hash), with the same
+    /// account rules, sub-codes and bookkeeping as a simple bind.
+    pub fn authenticate_with(
+        &self,
+        name: &str,
+        proves: &mut dyn FnMut(&StoredSecrets) -> bool,
+    ) -> DirResult<BindOutcome> {
         let refused = |f: LogonFailure| BindOutcome {
             result: Err(f),
             update: None,
@@ -129,7 +140,7 @@ impl<B: Backend> Directory<B> {
         if lockout_time > 0 && lockout_active(lockout_time, now, policy.lockout_duration_secs) {
             return Ok(refused(LogonFailure::AccountLockedOut));
         }
-        if !secrets.verify(password) {
+        if !proves(&secrets) {
             return Ok(BindOutcome {
                 result: Err(LogonFailure::BadPassword),
                 update: Some(BindUpdate::BadPassword(dn)),

@@ -1,0 +1,305 @@
+//! SPNEGO (RFC 4178, MS-SPNG) on the accepting side, as LDAP's GSS-SPNEGO SASL mechanism
+//! carries it: the client's NegTokenInit (in a GSS InitialContextToken) and NegTokenResp
+//! tokens are read, NTLMSSP is the mechanism chosen (Kerberos, once a KDC exists, is the
+//! other), and the mechListMIC protects the mechanism list from a downgrade. Clients that
+//! send raw NTLMSSP under GSS-SPNEGO, as Windows accepts, get raw NTLMSSP back.
+
+use crate::der;
+use crate::error::AuthError;
+use crate::ntlm::{Authenticate, NtlmServer, NtlmSession, NtlmSettings, ServerNames, SIGNATURE};
+
+/// The SPNEGO mechanism, 1.3.6.1.5.5.2 (DER contents).
+pub const OID_SPNEGO: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x02];
+/// NTLMSSP, 1.3.6.1.4.1.311.2.2.10.
+pub const OID_NTLMSSP: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a];
+
+const WHAT: &str = "SPNEGO token";
+
+/// negState values.
+const ACCEPT_COMPLETED: u8 = 0;
+const ACCEPT_INCOMPLETE: u8 = 1;
+
+/// A client token, parsed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct ClientToken {
+    /// The mechanism OIDs (contents), most preferred first (NegTokenInit only).
+    mech_types: Vec<Vec<u8>>,
+    /// The DER of the mechanism list as sent, which the mechListMIC covers.
+    mech_types_der: Option<Vec<u8>>,
+    /// The mechanism token.
+    token: Option<Vec<u8>>,
+    /// The client's mechListMIC.
+    mic: Option<Vec<u8>>,
+}
+
+fn parse_init(body: &[u8]) -> Result<ClientToken, AuthError> {
+    let seq = der::expect(body, 0x30, WHAT)?;
+    let mut out = ClientToken::default();
+    let mut rest = seq.body;
+    while !rest.is_empty() {
+        let f = der::read(rest, WHAT)?;
+        rest = f.rest;
+        match f.tag {
+            0xa0 => {
+                let list = der::expect(f.body, 0x30, WHAT)?;
+                out.mech_types_der = Some(f.body[..f.body.len() - list.rest.len()].to_vec());
+                let mut oids = list.body;
+                while !oids.is_empty() {
+                    let oid = der::expect(oids, 0x06, WHAT)?;
+                    out.mech_types.push(oid.body.to_vec());
+                    oids = oid.rest;
+                }
+            }
+            0xa2 => out.token = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
+            0xa3 => out.mic = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn parse_resp(body: &[u8]) -> Result<ClientToken, AuthError> {
+    let seq = der::expect(body, 0x30, WHAT)?;
+    let mut out = ClientToken::default();
+    let mut rest = seq.body;
+    while !rest.is_empty() {
+        let f = der::read(rest, WHAT)?;
+        rest = f.rest;
+        match f.tag {
+            0xa2 => out.token = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
+            0xa3 => out.mic = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a client token: an InitialContextToken holding a NegTokenInit, or a bare
+/// NegTokenInit or NegTokenResp.
+fn parse_client(token: &[u8]) -> Result<(bool, ClientToken), AuthError> {
+    let outer = der::read(token, WHAT)?;
+    match outer.tag {
+        0x60 => {
+            let oid = der::expect(outer.body, 0x06, WHAT)?;
+            if oid.body != OID_SPNEGO {
+                return Err(AuthError::Unsupported(
+                    "the initial token is not for SPNEGO".into(),
+                ));
+            }
+            let init = der::expect(oid.rest, 0xa0, WHAT)?;
+            Ok((true, parse_init(init.body)?))
+        }
+        0xa0 => Ok((true, parse_init(outer.body)?)),
+        0xa1 => Ok((false, parse_resp(outer.body)?)),
+        t => Err(AuthError::malformed(
+            WHAT,
+            format!("unexpected tag {t:#04x}"),
+        )),
+    }
+}
+
+/// A NegTokenResp.
+fn encode_resp(
+    state: u8,
+    mech: Option<&[u8]>,
+    token: Option<&[u8]>,
+    mic: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut seq = Vec::new();
+    seq.extend(der::element(0xa0, &der::element(0x0a, &[state])));
+    if let Some(m) = mech {
+        seq.extend(der::element(0xa1, &der::element(0x06, m)));
+    }
+    if let Some(t) = token {
+        seq.extend(der::element(0xa2, &der::element(0x04, t)));
+    }
+    if let Some(m) = mic {
+        seq.extend(der::element(0xa3, &der::element(0x04, m)));
+    }
+    der::element(0xa1, &der::element(0x30, &seq))
+}
+
+/// What the server does next.
+#[derive(Debug)]
+pub enum Step {
+    /// Send this token and wait for the client's next one (saslBindInProgress).
+    Continue(Vec<u8>),
+    /// The client has sent its credentials: find the account (or take the anonymous
+    /// logon) and call [`SpnegoServer::accept`].
+    Authenticate(Box<Authenticate>),
+}
+
+/// Where the exchange stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Start,
+    /// NTLMSSP chosen, the client's NEGOTIATE still to come.
+    MechChosen,
+    /// CHALLENGE sent.
+    Challenged,
+    /// AUTHENTICATE received, waiting for the account.
+    Authenticating,
+    Done,
+}
+
+/// One GSS-SPNEGO exchange.
+pub struct SpnegoServer {
+    ntlm: NtlmServer,
+    phase: Phase,
+    /// Raw NTLMSSP, no SPNEGO framing.
+    raw: bool,
+    mech_types_der: Option<Vec<u8>>,
+    ntlm_first: bool,
+    client_mic: Option<Vec<u8>>,
+}
+
+impl SpnegoServer {
+    /// A new exchange for a server with `names`.
+    pub fn new(names: ServerNames, settings: NtlmSettings) -> Result<SpnegoServer, AuthError> {
+        Ok(SpnegoServer {
+            ntlm: NtlmServer::new(names, settings)?,
+            phase: Phase::Start,
+            raw: false,
+            mech_types_der: None,
+            ntlm_first: true,
+            client_mic: None,
+        })
+    }
+
+    /// Takes the client's next token.
+    pub fn step(&mut self, token: &[u8]) -> Result<Step, AuthError> {
+        if self.phase == Phase::Start && token.starts_with(SIGNATURE) {
+            self.raw = true;
+            self.phase = Phase::MechChosen;
+        }
+        if self.raw {
+            return self.ntlm_step(token);
+        }
+        let (init, t) = parse_client(token)?;
+        match (self.phase, init) {
+            (Phase::Start, true) => {
+                let Some(pos) = t.mech_types.iter().position(|m| m == OID_NTLMSSP) else {
+                    return Err(AuthError::Unsupported(
+                        "no mechanism in common: this server offers NTLMSSP".into(),
+                    ));
+                };
+                self.mech_types_der = t.mech_types_der;
+                self.ntlm_first = pos == 0;
+                self.phase = Phase::MechChosen;
+                match t.token {
+                    // An optimistic token for the mechanism we choose.
+                    Some(tok) if self.ntlm_first => self.ntlm_step(&tok),
+                    // Otherwise ask for NTLMSSP.
+                    _ => Ok(Step::Continue(encode_resp(
+                        ACCEPT_INCOMPLETE,
+                        Some(OID_NTLMSSP),
+                        None,
+                        None,
+                    ))),
+                }
+            }
+            (Phase::MechChosen | Phase::Challenged, false) => {
+                self.client_mic = t.mic;
+                let tok = t
+                    .token
+                    .ok_or_else(|| AuthError::malformed(WHAT, "no mechanism token"))?;
+                self.ntlm_step(&tok)
+            }
+            _ => Err(AuthError::OutOfSequence("SPNEGO token")),
+        }
+    }
+
+    fn ntlm_step(&mut self, token: &[u8]) -> Result<Step, AuthError> {
+        match self.phase {
+            Phase::MechChosen => {
+                let challenge = self.ntlm.challenge(token)?;
+                self.phase = Phase::Challenged;
+                Ok(Step::Continue(if self.raw {
+                    challenge
+                } else {
+                    encode_resp(ACCEPT_INCOMPLETE, Some(OID_NTLMSSP), Some(&challenge), None)
+                }))
+            }
+            Phase::Challenged => {
+                let auth = self.ntlm.parse_authenticate(token)?;
+                self.phase = Phase::Authenticating;
+                Ok(Step::Authenticate(Box::new(auth)))
+            }
+            _ => Err(AuthError::OutOfSequence("NTLM token")),
+        }
+    }
+
+    /// Verifies the credentials against the account's NT hash (`None` for an anonymous
+    /// logon) and returns the final token with the session.
+    pub fn accept(
+        &mut self,
+        auth: &Authenticate,
+        nt_hash: Option<&[u8; 16]>,
+    ) -> Result<(Vec<u8>, Option<NtlmSession>), AuthError> {
+        if self.phase != Phase::Authenticating {
+            return Err(AuthError::OutOfSequence("account"));
+        }
+        self.phase = Phase::Done;
+        let Some(hash) = nt_hash else {
+            if !auth.is_anonymous() {
+                return Err(AuthError::LogonFailure("no such account".into()));
+            }
+            let token = if self.raw {
+                Vec::new()
+            } else {
+                encode_resp(ACCEPT_COMPLETED, None, None, None)
+            };
+            return Ok((token, None));
+        };
+        let mut session = self.ntlm.verify(auth, hash)?.session;
+        if self.raw {
+            return Ok((Vec::new(), Some(session)));
+        }
+        // The mechanism list MIC: checked when sent, required when NTLMSSP was not the
+        // client's first choice (RFC 4178 4.2.2), answered whenever the client sent one.
+        let mic = match (&self.client_mic, &self.mech_types_der) {
+            (Some(client), Some(list)) => {
+                session.verify(list, client)?;
+                let mic = session.sign(list).to_vec();
+                session.restart_streams();
+                Some(mic)
+            }
+            (None, Some(_)) if !self.ntlm_first => {
+                return Err(AuthError::LogonFailure(
+                    "the mechanism list MIC is missing".into(),
+                ))
+            }
+            _ => None,
+        };
+        let token = encode_resp(ACCEPT_COMPLETED, None, None, mic.as_deref());
+        Ok((token, Some(session)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_parse_and_garbage_is_refused() {
+        // An InitialContextToken offering NTLMSSP with no mechanism token.
+        let list = der::element(0x30, &der::element(0x06, OID_NTLMSSP));
+        let init = der::element(0xa0, &der::element(0x30, &der::element(0xa0, &list)));
+        let mut body = der::element(0x06, OID_SPNEGO);
+        body.extend(init);
+        let token = der::element(0x60, &body);
+        let (is_init, t) = parse_client(&token).unwrap();
+        assert!(is_init);
+        assert_eq!(t.mech_types, vec![OID_NTLMSSP.to_vec()]);
+        assert_eq!(t.mech_types_der, Some(list));
+        for bad in [
+            &[][..],
+            &[0x60],
+            &[0x60, 0x05, 0x06],
+            &[0xa1, 0x80],
+            &[0x30, 0x00],
+        ] {
+            assert!(parse_client(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The GSS-SPNEGO SASL bind: SPNEGO carrying NTLMSSP, verified against the domain's
+//! accounts with the same rules as a simple bind, and the security layer it negotiates.
+
+use kauri_auth::ntlm::{Authenticate, NtlmSettings, ServerNames};
+use kauri_auth::spnego::{SpnegoServer, Step};
+use kauri_auth::{AuthError, SecurityLayer};
+use kauri_domain::directory::DomainInfo;
+use kauri_ldap_proto::{LdapResult, ResultCode};
+
+use super::{Conn, Identity};
+
+/// The names the domain's NTLM CHALLENGE announces.
+pub(crate) fn server_names(info: &DomainInfo) -> ServerNames {
+    let host = info
+        .server
+        .as_ref()
+        .and_then(|s| s.rdn())
+        .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+        .unwrap_or_else(|| "DC".to_string());
+    let dns = info.dns_name.to_ascii_lowercase();
+    ServerNames {
+        netbios_domain: info.netbios.to_ascii_uppercase(),
+        netbios_computer: host.to_ascii_uppercase(),
+        dns_domain: dns.clone(),
+        dns_computer: format!("{}.{dns}", host.to_ascii_lowercase()),
+        dns_tree: dns,
+    }
+}
+
+/// The bind name an NTLM logon designates: the UPN a client sends with an empty domain,
+/// else `DOMAIN\user` in this domain. A domain name that is not this domain's (a client's
+/// default `WORKGROUP`) is taken as this domain, as AD does for names it has no trust for.
+fn bind_name(auth: &Authenticate, info: &DomainInfo) -> String {
+    if auth.domain.is_empty() && auth.user.contains('@') {
+        return auth.user.clone();
+    }
+    format!("{}\\{}", info.netbios, auth.user)
+}
+
+/// AD's answer to a token that cannot be accepted.
+fn refused(e: &AuthError) -> LdapResult {
+    let data = match e {
+        AuthError::LogonFailure(_) => "52e",
+        _ => "57",
+    };
+    LdapResult::new(
+        ResultCode::INVALID_CREDENTIALS,
+        format!(
+            "80090308: LdapErr: DSID-0C09041C, comment: AcceptSecurityContext error, data {data}, \
+             v4563 ({e})"
+        ),
+    )
+}
+
+impl Conn {
+    /// One step of a GSS-SPNEGO bind: the exchange so far (if any) and the client's token.
+    pub(super) async fn spnego_bind(
+        &mut self,
+        continuing: Option<SpnegoServer>,
+        token: Option<&[u8]>,
+    ) -> (LdapResult, Option<Vec<u8>>) {
+        let Some(info) = self.ctx.dir.domain() else {
+            return (
+                LdapResult::new(
+                    ResultCode::AUTH_METHOD_NOT_SUPPORTED,
+                    "GSS-SPNEGO needs a domain",
+                ),
+                None,
+            );
+        };
+        let mut server = match continuing {
+            Some(s) => s,
+            None => match SpnegoServer::new(server_names(&info), NtlmSettings::default()) {
+                Ok(s) => s,
+                Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
+            },
+        };
+        let auth = match server.step(token.unwrap_or_default()) {
+            Err(e) => return (refused(&e), None),
+            Ok(Step::Continue(out)) => {
+                self.sasl = Some(server);
+                return (
+                    LdapResult::new(ResultCode::SASL_BIND_IN_PROGRESS, ""),
+                    Some(out),
+                );
+            }
+            Ok(Step::Authenticate(auth)) => auth,
+        };
+        if auth.is_anonymous() {
+            return match server.accept(&auth, None) {
+                Ok((out, _)) => (LdapResult::success(), Some(out)),
+                Err(e) => (refused(&e), None),
+            };
+        }
+        let mut accepted = None;
+        let mut why = None;
+        let outcome = self
+            .ctx
+            .dir
+            .authenticate_with(&bind_name(&auth, &info), &mut |secrets| match server
+                .accept(&auth, Some(secrets.nt_hash()))
+            {
+                Ok(done) => {
+                    accepted = Some(done);
+                    true
+                }
+                Err(e) => {
+                    why = Some(e);
+                    false
+                }
+            });
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => return (crate::result::dir_result(&e), None),
+        };
+        self.record_bind(outcome.update).await;
+        let account = match outcome.result {
+            Ok(account) => account,
+            Err(failure) => {
+                if let Some(e) = &why {
+                    tracing::debug!(peer = %self.peer, error = %e, "NTLM logon refused");
+                }
+                return (
+                    LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
+                    None,
+                );
+            }
+        };
+        let Some((out, session)) = accepted else {
+            return (refused(&AuthError::OutOfSequence("account")), None);
+        };
+        if let Some(s) = &session {
+            tracing::debug!(peer = %self.peer, flags = format_args!("{:#010x}", s.flags()), "NTLM logon");
+        }
+        let layer = session.filter(|s| s.protects_messages());
+        match layer {
+            // Over TLS, AD refuses sealing and leaves signing to TLS.
+            Some(s) if self.encrypted && s.sealed() => {
+                return (
+                    LdapResult::new(
+                        ResultCode::UNWILLING_TO_PERFORM,
+                        "00002029: LdapErr: DSID-0C09053E, comment: Cannot bind using \
+                         sign/seal on a connection on which TLS or SSL is in effect, data 0, \
+                         v4563",
+                    ),
+                    None,
+                );
+            }
+            Some(_) if self.encrypted => {}
+            Some(s) => self.new_layer = Some(Box::new(s) as Box<dyn SecurityLayer>),
+            None if self.ctx.cfg.require_strong_auth && !self.encrypted => {
+                return (
+                    LdapResult::new(
+                        ResultCode::STRONGER_AUTH_REQUIRED,
+                        "00002028: LdapErr: DSID-0C090259, comment: The server requires binds to \
+                         turn on integrity checking if SSL\\TLS are not already active on the \
+                         connection, data 0, v4563",
+                    ),
+                    None,
+                );
+            }
+            None => {}
+        }
+        self.identity = Identity::Account(account);
+        (LdapResult::success(), Some(out))
+    }
+}
