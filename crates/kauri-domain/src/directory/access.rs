@@ -89,9 +89,11 @@ impl<'a> Access<'a> {
             return Ok(());
         }
         let own = self.caller.account_id() == Some(target);
+        // Password material (a hash attribute too, which the write path then refuses as
+        // AD does) in a delete-and-add of one's own.
         let password_only = !mods.is_empty()
             && mods.iter().all(|m| {
-                super::credentials::is_password_attr(&m.attr)
+                (super::credentials::is_password_attr(&m.attr) || is_secret(&m.attr))
                     && matches!(m.op, kauri_db::ModifyOp::Delete | kauri_db::ModifyOp::Add)
             });
         if own && password_only {

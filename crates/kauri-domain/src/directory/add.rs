@@ -282,8 +282,9 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
     // Password material is written through unicodePwd/userPassword only.
     let password_input = lower == "unicodepwd" || lower == "userpassword";
     if super::access::is_secret(&lower) && !password_input {
-        return Err(DirError::ConstraintViolation(format!(
-            "{} holds password material and is written by password changes only",
+        return Err(DirError::UnwillingToPerform(format!(
+            "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM): {} holds \
+             password material and is written by password changes only",
             def.ldap_name
         )));
     }
@@ -585,6 +586,12 @@ impl<B: Backend> Directory<B> {
                     }
                     Initial::Checked => {}
                 }
+            }
+            // An empty password attribute is a malformed add before it is a refused one.
+            if values.is_empty() && super::access::is_secret(&def.ldap_name) {
+                return Err(DirError::ConstraintViolation(format!(
+                    "{name}: an attribute needs at least one value"
+                )));
             }
             check_writable(
                 def,

@@ -29,9 +29,10 @@ fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
         ));
     }
     if attr.eq_ignore_ascii_case("unicodePwd") {
+        // Anything but a quoted UTF-16 password (a hash, say) is refused as AD refuses it.
         decode_unicode_pwd(value).map_err(|e| {
-            DirError::ConstraintViolation(format!(
-                "0000052D: Constraint violation - unicodePwd: {e}"
+            DirError::UnwillingToPerform(format!(
+                "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM): unicodePwd: {e}"
             ))
         })
     } else {
@@ -160,15 +161,50 @@ impl<B: Backend> Directory<B> {
         if mods.is_empty() {
             return Ok(Vec::new());
         }
+        // Modifications without a value: an add is a constraint violation; a replace, and a
+        // lone delete of unicodePwd, unwillingToPerform (AD's answers).
+        for m in mods {
+            if !m.values.is_empty() {
+                continue;
+            }
+            let unwilling = match m.op {
+                ModifyOp::Add => false,
+                ModifyOp::Replace => true,
+                _ => mods.len() == 1 && m.attr.eq_ignore_ascii_case("unicodePwd"),
+            };
+            let text = format!("{}: a password modification needs a value", m.attr);
+            if unwilling {
+                return Err(DirError::UnwillingToPerform(format!(
+                    "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM): {text}"
+                )));
+            }
+            if m.op == ModifyOp::Add || mods.len() == 1 {
+                return Err(DirError::ConstraintViolation(format!(
+                    "0000052D: Constraint violation - {text}"
+                )));
+            }
+        }
         self.require_encryption(req)?;
         let mut old = None;
         let mut new = None;
         for m in mods {
+            // A value that is no password (a hash) is unwilling in a set, a constraint
+            // violation in a change.
             let value = m
                 .values
                 .first()
                 .map(|v| password_of(&m.attr, v))
-                .transpose()?;
+                .transpose()
+                .map_err(|e| match e {
+                    DirError::UnwillingToPerform(text) if m.op != ModifyOp::Replace => {
+                        DirError::ConstraintViolation(text.replacen(
+                            "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM)",
+                            "0000052D: Constraint violation",
+                            1,
+                        ))
+                    }
+                    other => other,
+                })?;
             match m.op {
                 ModifyOp::Replace if req.caller.is_admin() => new = value,
                 ModifyOp::Delete => old = value,

@@ -39,6 +39,11 @@ impl<B: Backend> Directory<B> {
             ));
         }
         let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
+        // Names come before rights: an attribute the schema does not know is that, for
+        // anyone (AD resolves the request's attributes first).
+        for m in mods {
+            attribute_def(&snap.schema, &m.attr)?;
+        }
         Access::of(&req.caller).may_modify(id, mods)?;
         let system = req.caller.is_system();
         // Tombstones are the server's (the collector, bookkeeping).
@@ -158,6 +163,12 @@ impl<B: Backend> Directory<B> {
                 let current = w.int(id, &def.ldap_name)?;
                 out.extend(account_switch(&lower, m, current)?);
                 continue;
+            }
+            if m.op == ModifyOp::Add && m.values.is_empty() && super::access::is_secret(&lower) {
+                return Err(DirError::ConstraintViolation(format!(
+                    "{}: add needs at least one value",
+                    def.ldap_name
+                )));
             }
             check_writable(def, system, false)?;
             // Several values for a single-valued attribute: AD's modify answers
