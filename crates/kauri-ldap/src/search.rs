@@ -1455,6 +1455,9 @@ struct AttrIds {
     dn: bool,
     /// `tokenGroups` (base searches only, as AD computes it).
     token_groups: bool,
+    /// `tokenGroupsNoGCAcceptable` (one domain: the same groups as `tokenGroups`).
+    token_groups_no_gc: bool,
+    token_groups_global_universal: bool,
     /// `msDS-ResultantPSO`.
     resultant_pso: bool,
     /// `msDS-UserPasswordExpiryTimeComputed`.
@@ -1508,6 +1511,10 @@ impl AttrIds {
             hidden,
             dn: domain && (sel.all_user || wants("distinguishedName")),
             token_groups: domain && base_scope && wants("tokenGroups"),
+            token_groups_no_gc: domain && base_scope && wants("tokenGroupsNoGCAcceptable"),
+            token_groups_global_universal: domain
+                && base_scope
+                && wants("tokenGroupsGlobalAndUniversal"),
             resultant_pso: domain && wants("msDS-ResultantPSO"),
             expiry_time: domain && wants("msDS-UserPasswordExpiryTimeComputed"),
             metadata: (domain
@@ -1708,7 +1715,12 @@ impl AttrIds {
                 });
             }
         }
-        if !self.token_groups && !self.resultant_pso && !self.expiry_time {
+        if !self.token_groups
+            && !self.token_groups_no_gc
+            && !self.token_groups_global_universal
+            && !self.resultant_pso
+            && !self.expiry_time
+        {
             return;
         }
         let Some(domain) = self.dir.domain() else {
@@ -1718,10 +1730,28 @@ impl AttrIds {
         let is_principal = snap
             .attr_id("sAMAccountType")
             .is_some_and(|a| rec.attr(a).is_some());
-        if self.token_groups && is_principal {
+        if (self.token_groups || self.token_groups_no_gc) && is_principal {
             if let Ok(groups) = kauri_domain::directory::token_groups(snap, &domain, id) {
+                let sids: Vec<Vec<u8>> = groups.into_iter().map(|(_, s)| s.to_bytes()).collect();
+                for (wanted, name) in [
+                    (self.token_groups, "tokenGroups"),
+                    (self.token_groups_no_gc, "tokenGroupsNoGCAcceptable"),
+                ] {
+                    if wanted {
+                        out.push(Attribute {
+                            name: name.into(),
+                            values: values(sids.clone()),
+                        });
+                    }
+                }
+            }
+        }
+        if self.token_groups_global_universal && is_principal {
+            if let Ok(groups) =
+                kauri_domain::directory::token_groups_global_and_universal(snap, &domain, id)
+            {
                 out.push(Attribute {
-                    name: "tokenGroups".into(),
+                    name: "tokenGroupsGlobalAndUniversal".into(),
                     values: values(groups.into_iter().map(|(_, s)| s.to_bytes()).collect()),
                 });
             }

@@ -105,7 +105,7 @@ impl<'a> Access<'a> {
 
     fn refused(&self) -> DirError {
         DirError::InsufficientAccess(
-            "00000005: SecErr: DSID-03152492, problem 4003 (INSUFF_ACCESS_RIGHTS), data 0".into(),
+            "00002098: SecErr: DSID-03150BC1, problem 4003 (INSUFF_ACCESS_RIGHTS), data 0".into(),
         )
     }
 }

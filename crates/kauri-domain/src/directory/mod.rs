@@ -44,7 +44,10 @@ pub use info::DomainInfo;
 pub use rename_domain::{RenameReport, RenameSpec};
 pub use restore::{RestoreReport, RestoreSpec, DEFAULT_RID_MARGIN};
 pub use setup::{check_admin_password, stored_schema, Provisioned};
-pub use token::{password_expiry_time, resultant_policy, resultant_pso, token_groups};
+pub use token::{
+    password_expiry_time, resultant_policy, resultant_pso, token_groups,
+    token_groups_global_and_universal,
+};
 
 use crate::password::SecretKey;
 use crate::schema::Schema;

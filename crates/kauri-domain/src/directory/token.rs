@@ -41,6 +41,68 @@ pub fn token_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<V
     Ok(out)
 }
 
+/// `groupType` of a global and of a universal security group.
+const GLOBAL_SECURITY: u32 = 0x8000_0002;
+const UNIVERSAL_SECURITY: u32 = 0x8000_0008;
+
+/// The groups `id` is a member of (with its primary group), as ids.
+fn direct_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Vec<u64>> {
+    let mut out = v.links(id, "memberOf")?;
+    if let Some(rid) = v.int(id, "primaryGroupID")? {
+        let sid = domain.sid.with_rid(u32::try_from(rid).unwrap_or(0));
+        out.extend(v.find("objectSid", &sid.to_bytes())?);
+    }
+    Ok(out)
+}
+
+/// Everything reached from `start` through groups of `group_type` only.
+fn closure_of_type<V: View>(
+    v: &V,
+    domain: &DomainInfo,
+    start: u64,
+    group_type: u32,
+) -> DirResult<HashSet<u64>> {
+    let mut seen = HashSet::from([start]);
+    let mut queue = vec![start];
+    while let Some(cur) = queue.pop() {
+        for g in direct_groups(v, domain, cur)? {
+            let kind = v.int(g, "groupType")?.map(|t| t as u32);
+            if kind == Some(group_type) && seen.insert(g) {
+                queue.push(g);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// `tokenGroupsGlobalAndUniversal` (MS-ADTS 3.1.1.4.5.19): the global security groups
+/// reached through global groups only, and the universal security groups reached from the
+/// account or any of those through universal groups only, with their SIDs.
+pub fn token_groups_global_and_universal<V: View>(
+    v: &V,
+    domain: &DomainInfo,
+    id: u64,
+) -> DirResult<Vec<(u64, Sid)>> {
+    let globals = closure_of_type(v, domain, id, GLOBAL_SECURITY)?;
+    let mut all = globals.clone();
+    for g in globals {
+        all.extend(closure_of_type(v, domain, g, UNIVERSAL_SECURITY)?);
+    }
+    all.remove(&id);
+    let mut out = Vec::new();
+    for g in all {
+        if let Some(sid) = v
+            .values(g, "objectSid")?
+            .first()
+            .and_then(|b| Sid::from_bytes(b).ok())
+        {
+            out.push((g, sid));
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(out)
+}
+
 /// The password settings object that applies to an account (`msDS-ResultantPSO`): the
 /// one applied to the account itself with the lowest precedence, else the lowest among
 /// those applied to its groups; ties go to the smaller objectGUID.

@@ -39,11 +39,20 @@ impl LogonFailure {
         }
     }
 
-    /// The diagnostic message in the shape Windows DCs send, e.g.
-    /// `80090308: LdapErr: DSID-0C09041C, comment: AcceptSecurityContext error, data 52e, v4563`.
+    /// The diagnostic message of a simple bind in the shape Windows DCs send, e.g.
+    /// `80090308: LdapErr: DSID-0C0903A9, comment: AcceptSecurityContext error, data 52e, v4563`.
     pub fn diagnostic(self) -> String {
         format!(
-            "80090308: LdapErr: DSID-0C09041C, comment: AcceptSecurityContext error, data {:x}, v4563",
+            "80090308: LdapErr: DSID-0C0903A9, comment: AcceptSecurityContext error, data {:x}, v4563",
+            self.data_code()
+        )
+    }
+
+    /// The diagnostic message of a SASL bind (SEC_E_LOGON_DENIED), e.g.
+    /// `8009030C: LdapErr: DSID-0C0904DC, comment: AcceptSecurityContext error, data 52e, v4563`.
+    pub fn sasl_diagnostic(self) -> String {
+        format!(
+            "8009030C: LdapErr: DSID-0C0904DC, comment: AcceptSecurityContext error, data {:x}, v4563",
             self.data_code()
         )
     }
@@ -57,7 +66,11 @@ mod tests {
     fn diagnostics() {
         assert_eq!(
             LogonFailure::BadPassword.diagnostic(),
-            "80090308: LdapErr: DSID-0C09041C, comment: AcceptSecurityContext error, data 52e, v4563"
+            "80090308: LdapErr: DSID-0C0903A9, comment: AcceptSecurityContext error, data 52e, v4563"
+        );
+        assert_eq!(
+            LogonFailure::MustChangePassword.sasl_diagnostic(),
+            "8009030C: LdapErr: DSID-0C0904DC, comment: AcceptSecurityContext error, data 773, v4563"
         );
         let codes = [
             (LogonFailure::NoSuchUser, "525"),

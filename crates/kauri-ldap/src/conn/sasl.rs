@@ -37,17 +37,18 @@ fn bind_name(auth: &Authenticate, info: &DomainInfo) -> String {
     format!("{}\\{}", info.netbios, auth.user)
 }
 
-/// AD's answer to a token that cannot be accepted.
+/// AD's answer to a token that cannot be accepted: a logon failure (52e), or a token that
+/// is not one (SEC_E_INVALID_TOKEN, data 57).
 fn refused(e: &AuthError) -> LdapResult {
-    let data = match e {
-        AuthError::LogonFailure(_) => "52e",
-        _ => "57",
+    let (hresult, data) = match e {
+        AuthError::LogonFailure(_) => ("8009030C", "52e"),
+        _ => ("80090308", "57"),
     };
     LdapResult::new(
         ResultCode::INVALID_CREDENTIALS,
         format!(
-            "80090308: LdapErr: DSID-0C09041C, comment: AcceptSecurityContext error, data {data}, \
-             v4563 ({e})"
+            "{hresult}: LdapErr: DSID-0C0904DC, comment: AcceptSecurityContext error, data \
+             {data}, v4563 ({e})"
         ),
     )
 }
@@ -114,14 +115,14 @@ impl Conn {
             Err(e) => return (crate::result::dir_result(&e), None),
         };
         self.record_bind(outcome.update).await;
-        let account = match outcome.result {
+        let mut account = match outcome.result {
             Ok(account) => account,
             Err(failure) => {
                 if let Some(e) = &why {
                     tracing::debug!(peer = %self.peer, error = %e, "NTLM logon refused");
                 }
                 return (
-                    LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.diagnostic()),
+                    LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.sasl_diagnostic()),
                     None,
                 );
             }
@@ -160,6 +161,10 @@ impl Conn {
                 );
             }
             None => {}
+        }
+        // An NTLM logon's token names how it was made (NTLM Authentication, S-1-5-64-10).
+        if let Ok(ntlm) = kauri_domain::sid::Sid::parse("S-1-5-64-10") {
+            account.groups.push(ntlm);
         }
         self.identity = Identity::Account(account);
         (LdapResult::success(), Some(out))
