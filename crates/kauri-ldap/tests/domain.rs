@@ -654,9 +654,10 @@ p.modify(dn, {'1.2.840.113556.1.4.90': [(MODIFY_REPLACE, [quoted('Other.Passw0rd
 assert code(p) == 53, p.result
 p.modify(dn, {'unicodePwd;binary': [(MODIFY_REPLACE, [quoted('Other.Passw0rd')])]})
 assert code(p) == 53, p.result
-# Password material is never written directly, and only accounts have passwords.
+# Password material is never written directly (AD: unwillingToPerform), and only
+# accounts have passwords.
 c.modify(dn, {'supplementalCredentials': [(MODIFY_REPLACE, [b'x'])]})
-assert code(c) == 19, c.result
+assert code(c) == 53, c.result
 c.modify('OU=Domain Controllers,' + BASE, {'unicodePwd': [(MODIFY_REPLACE, [quoted('Other.Passw0rd')])]})
 assert code(c) == 65, c.result
 # A range that ends before it starts gets nothing, and the server carries on.
