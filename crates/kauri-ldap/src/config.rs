@@ -15,6 +15,11 @@ pub struct ServerConfig {
     pub listen: String,
     /// LDAPS listener; empty to disable.
     pub listen_tls: String,
+    /// Answer CLDAP (LDAP pings over UDP) when serving a domain.
+    pub cldap: bool,
+    /// UDP address for CLDAP; empty for the plain listener's address (AD answers CLDAP on
+    /// its LDAP port, 389).
+    pub listen_cldap: String,
     /// Path of the local `ldapi://` socket (SASL EXTERNAL with the peer's Unix
     /// credentials); empty to disable.
     pub listen_ldapi: PathBuf,
@@ -74,6 +79,8 @@ impl Default for ServerConfig {
             data: PathBuf::from("kauri-data"),
             listen: "127.0.0.1:3389".into(),
             listen_tls: "127.0.0.1:3636".into(),
+            cldap: true,
+            listen_cldap: String::new(),
             listen_ldapi: PathBuf::new(),
             tls_cert: PathBuf::new(),
             tls_key: PathBuf::new(),

@@ -537,6 +537,11 @@ impl Conn {
                     },
                     cancel: token,
                     paged: self.paged.clone(),
+                    client: self
+                        .peer
+                        .parse::<std::net::SocketAddr>()
+                        .ok()
+                        .map(|a| a.ip()),
                 };
                 if inline {
                     // Small searches answer from the connection task; the rest move on.

@@ -45,6 +45,10 @@ pub struct Counters {
     pub open_connections: AtomicU64,
     /// Messages that could not be decoded.
     pub bad_messages: AtomicU64,
+    /// CLDAP datagrams answered.
+    pub cldap_answered: AtomicU64,
+    /// CLDAP datagrams dropped: undecodable, not a root DSE search, or for no domain here.
+    pub cldap_dropped: AtomicU64,
 }
 
 impl Counters {

@@ -11,11 +11,13 @@
 
 pub mod auth;
 mod backup;
+pub mod cldap;
 pub mod config;
 pub mod conn;
 pub mod ctx;
 pub mod extdn;
 pub mod metrics;
+pub mod netlogon;
 pub mod result;
 pub mod rootdse;
 pub mod search;

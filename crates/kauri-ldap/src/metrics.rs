@@ -92,6 +92,20 @@ pub fn render(ctx: &Ctx) -> String {
     );
     gauge(
         &mut s,
+        "kauri_cldap_answered_total",
+        "CLDAP datagrams answered.",
+        "counter",
+        c.cldap_answered.load(Ordering::Relaxed),
+    );
+    gauge(
+        &mut s,
+        "kauri_cldap_dropped_total",
+        "CLDAP datagrams dropped (malformed, not a root DSE search, or for another domain).",
+        "counter",
+        c.cldap_dropped.load(Ordering::Relaxed),
+    );
+    gauge(
+        &mut s,
         "kauri_db_unindexed_searches_total",
         "Searches no index could narrow.",
         "counter",

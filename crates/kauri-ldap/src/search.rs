@@ -248,6 +248,8 @@ pub struct SearchJob {
     pub cancel: CancellationToken,
     /// The connection's paged cursors and VLV lists.
     pub paged: Arc<parking_lot::Mutex<CursorStore>>,
+    /// The client's address (an LDAP ping answers with the client's site).
+    pub client: Option<std::net::IpAddr>,
 }
 
 fn done(id: MessageId, result: LdapResult, controls: Vec<Control>) -> Vec<u8> {
@@ -412,6 +414,30 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         }
     }
     if req.base.is_empty() && req.scope == SearchScope::Base {
+        // Asking for Netlogon makes the search an LDAP ping: the one attribute when the
+        // filter names this DC's domain, no entry otherwise.
+        if crate::netlogon::wants_netlogon(&req.attributes) {
+            let server = ctx
+                .cfg
+                .listen
+                .parse::<std::net::SocketAddr>()
+                .ok()
+                .map(|a| a.ip());
+            if let Some(blob) = crate::netlogon::answer(ctx, &req.filter, job.client, server) {
+                let entry = crate::netlogon::entry(ctx, &req.attributes, &job.identity, blob);
+                if !send(
+                    &job.out,
+                    encode_message(&LdapMessage {
+                        id: job.id,
+                        op: ProtocolOp::SearchResultEntry(entry),
+                        controls: Vec::new(),
+                    }),
+                ) {
+                    return Ok(None);
+                }
+            }
+            return Ok(Some((LdapResult::success(), Vec::new())));
+        }
         let entry = crate::rootdse::entry(ctx, &req.attributes, &job.identity);
         if !send(
             &job.out,

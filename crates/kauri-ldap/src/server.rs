@@ -41,6 +41,7 @@ pub struct Server {
     secure: Option<TcpListener>,
     metrics: Option<TcpListener>,
     local: Option<tokio::net::UnixListener>,
+    cldap: Option<tokio::net::UdpSocket>,
 }
 
 impl Server {
@@ -99,6 +100,24 @@ impl Server {
                 })?,
             )
         };
+        // CLDAP answers LDAP pings for a domain, on the LDAP port unless told otherwise.
+        let cldap = if cfg.cldap && dir.domain().is_some() {
+            let addr = if cfg.listen_cldap.is_empty() {
+                plain
+                    .local_addr()
+                    .map(|a| a.to_string())
+                    .unwrap_or_else(|_| cfg.listen.clone())
+            } else {
+                cfg.listen_cldap.clone()
+            };
+            Some(
+                tokio::net::UdpSocket::bind(&addr)
+                    .await
+                    .map_err(|source| ServeError::Listen { addr, source })?,
+            )
+        } else {
+            None
+        };
         let writer =
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let ctx = Arc::new(Ctx {
@@ -119,6 +138,7 @@ impl Server {
             secure,
             metrics,
             local,
+            cldap,
         })
     }
 
@@ -130,6 +150,11 @@ impl Server {
     /// The address of the LDAPS listener, if any.
     pub fn tls_addr(&self) -> Option<std::net::SocketAddr> {
         self.secure.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The address of the CLDAP socket, if any.
+    pub fn cldap_addr(&self) -> Option<std::net::SocketAddr> {
+        self.cldap.as_ref().and_then(|s| s.local_addr().ok())
     }
 
     /// The address of the metrics endpoint, if any.
@@ -147,6 +172,9 @@ impl Server {
         let limit = Arc::new(Semaphore::new(self.ctx.cfg.max_connections.max(1)));
         if let Some(m) = self.metrics {
             tokio::spawn(crate::metrics::serve(m, self.ctx.clone()));
+        }
+        if let Some(cldap) = self.cldap {
+            tokio::spawn(crate::cldap::serve(cldap, self.ctx.clone()));
         }
         if let Some(local) = self.local {
             tokio::spawn(local_loop(local, self.ctx.clone(), limit.clone()));

@@ -64,6 +64,9 @@ pub fn serve(o: &Overrides) -> Result<()> {
         if let Some(a) = server.tls_addr() {
             eprintln!("kauri: serving ldaps://{a}");
         }
+        if let Some(a) = server.cldap_addr() {
+            eprintln!("kauri: serving cldap://{a} (LDAP pings over UDP)");
+        }
         server.run().await;
         Ok(())
     })
@@ -203,6 +206,9 @@ pub fn demo(o: &Overrides) -> Result<()> {
         println!("  serving:  ldap://127.0.0.1:{port}");
         if let Some(a) = server.tls_addr() {
             println!("            ldaps://127.0.0.1:{}", a.port());
+        }
+        if let Some(a) = server.cldap_addr() {
+            println!("            cldap://127.0.0.1:{} (LDAP pings over UDP)", a.port());
         }
         println!();
         println!("Try:");

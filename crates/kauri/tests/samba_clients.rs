@@ -252,3 +252,101 @@ fn samba_tool_binds_with_ntlm_and_seals_or_signs() {
     );
     tool("seal", &["user", "delete", "bob"]);
 }
+
+/// The LDAP ping as Samba's smbtorture checks it over LDAP (its CLDAP tests need port 389
+/// and run in scripts/samba-conformance), the same ping over CLDAP on the LDAP port, and
+/// CLDAP never answering with more than a few times what it was sent.
+#[test]
+fn ldap_pings_answer_smbtorture_and_cldap_does_not_amplify() {
+    use kauri_ldap_proto::decode::decode_message;
+    use kauri_ldap_proto::encode::encode_message;
+    use kauri_ldap_proto::{DerefAliases, LdapMessage, ProtocolOp, SearchRequest, SearchScope};
+
+    let (dir, _server, addr, _) = serve_domain();
+    let conf = dir.path().join("client.conf");
+    let tests = ["ldap.netlogon-tcp"];
+    let o = Command::new("smbtorture")
+        .arg(format!("//{addr}/_none_"))
+        .arg("-s")
+        .arg(&conf)
+        .args(tests)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run smbtorture (install samba-testsuite): {e}"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for t in tests {
+        let name = t.trim_start_matches("ldap.");
+        assert!(
+            out.lines().any(|l| l == format!("success: {name}")),
+            "{t}: {out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let root_dse = |filter: kauri_db::Filter, attributes: &[&str]| {
+        encode_message(&LdapMessage {
+            id: 9,
+            op: ProtocolOp::SearchRequest(SearchRequest {
+                base: String::new(),
+                scope: SearchScope::Base,
+                deref: DerefAliases::Never,
+                size_limit: 0,
+                time_limit: 0,
+                types_only: false,
+                filter,
+                attributes: attributes.iter().map(|a| a.to_string()).collect(),
+            }),
+            controls: Vec::new(),
+        })
+    };
+    let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_millis(500)))
+        .unwrap();
+    let mut buf = [0u8; 65536];
+    // The first message of a datagram (an answer holds the entry, then the done message).
+    let first = |d: &[u8]| {
+        let len = kauri_ldap_proto::codec::frame_len(d, d.len())
+            .unwrap()
+            .unwrap();
+        decode_message(&d[..len]).unwrap()
+    };
+    // A ping for the domain, extended response asked for: LOGON_SAM_LOGON_RESPONSE_EX (23)
+    // naming the domain.
+    let ping = root_dse(
+        kauri_db::Filter::And(vec![
+            kauri_db::Filter::Equality("DnsDomain".into(), b"samdom.example.com".to_vec()),
+            kauri_db::Filter::Equality("NtVer".into(), vec![6, 0, 0, 0]),
+        ]),
+        &["Netlogon"],
+    );
+    sock.send_to(&ping, &addr).unwrap();
+    let n = sock.recv(&mut buf).expect("an answer to the ping");
+    let ProtocolOp::SearchResultEntry(e) = first(&buf[..n]).op else {
+        panic!("no entry for the ping");
+    };
+    let blob = &e.attributes[0].values[0];
+    assert_eq!(&blob[..2], &23u16.to_le_bytes());
+    assert!(blob.windows(6).any(|w| w == b"samdom"), "{blob:?}");
+    // A ping for another domain: the done message alone.
+    let other = root_dse(
+        kauri_db::Filter::Equality("DnsDomain".into(), b"other.example".to_vec()),
+        &["Netlogon"],
+    );
+    sock.send_to(&other, &addr).unwrap();
+    let n = sock.recv(&mut buf).expect("an answer to the ping");
+    assert!(matches!(
+        first(&buf[..n]).op,
+        ProtocolOp::SearchResultDone(_)
+    ));
+    // The whole root DSE asked for over UDP: an answer within four times the request.
+    let request = root_dse(kauri_db::Filter::Present("objectClass".into()), &[]);
+    sock.send_to(&request, &addr).unwrap();
+    let n = sock.recv(&mut buf).expect("a CLDAP answer");
+    assert!(n <= 4 * request.len(), "{n} bytes for {}", request.len());
+    let entry = first(&buf[..n]);
+    assert!(
+        matches!(entry.op, ProtocolOp::SearchResultEntry(_)),
+        "{entry:?}"
+    );
+    // Garbage gets no answer at all.
+    sock.send_to(b"\x30\x05garbage", &addr).unwrap();
+    assert!(sock.recv(&mut buf).is_err());
+}

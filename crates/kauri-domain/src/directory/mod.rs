@@ -19,6 +19,7 @@ pub mod error;
 mod info;
 pub mod metadata;
 mod modify;
+pub mod ping;
 pub mod principal;
 pub mod rename_domain;
 pub mod restore;
