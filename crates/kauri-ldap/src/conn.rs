@@ -192,6 +192,9 @@ struct Conn {
     /// Whether a SASL layer encrypts the connection (passwords may then travel on it, as
     /// AD allows on a sealed connection).
     sealed: bool,
+    /// Whether the client came to the global catalog port: a read-only view of the
+    /// forest.
+    catalog: bool,
 }
 
 /// The uid this server runs as (EXTERNAL binds from it administer).
@@ -225,15 +228,22 @@ pub enum Transport {
     },
 }
 
-/// Serves one connection until the client unbinds or disconnects.
-pub async fn serve(io: Box<dyn Io>, ctx: Arc<Ctx>, transport: Transport, peer: String) {
+/// Serves one connection until the client unbinds or disconnects; `catalog` when it came
+/// to a global catalog port.
+pub async fn serve(
+    io: Box<dyn Io>,
+    ctx: Arc<Ctx>,
+    transport: Transport,
+    peer: String,
+    catalog: bool,
+) {
     ctx.counters
         .open_connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     ctx.counters
         .connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let result = run(io, ctx.clone(), transport, peer.clone()).await;
+    let result = run(io, ctx.clone(), transport, peer.clone(), catalog).await;
     if let Err(e) = result {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
@@ -253,6 +263,7 @@ async fn run(
     ctx: Arc<Ctx>,
     transport: Transport,
     peer: String,
+    catalog: bool,
 ) -> std::io::Result<()> {
     // A local socket is as private as an encrypted connection.
     let encrypted = transport != Transport::Tcp;
@@ -276,6 +287,7 @@ async fn run(
         sasl: None,
         new_layer: None,
         sealed: false,
+        catalog,
     };
     let mut framed = Framed::new(io, ServerCodec::new(ctx.cfg.max_pdu));
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
@@ -542,6 +554,7 @@ impl Conn {
                         .parse::<std::net::SocketAddr>()
                         .ok()
                         .map(|a| a.ip()),
+                    catalog: self.catalog,
                 };
                 if inline {
                     // Small searches answer from the connection task; the rest move on.
@@ -574,11 +587,12 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::CompareRequest(c) => {
+                let catalog = self.catalog;
                 let ctx = self.ctx.clone();
                 let identity = self.identity.clone();
                 let out = self.out.clone();
                 tokio::task::spawn_blocking(move || {
-                    let result = compare(&ctx, &identity, &c.dn, &c.attribute, &c.value);
+                    let result = compare(&ctx, &identity, catalog, &c.dn, &c.attribute, &c.value);
                     let ok = matches!(
                         result.code,
                         ResultCode::COMPARE_TRUE | ResultCode::COMPARE_FALSE
@@ -1074,6 +1088,15 @@ impl Conn {
         permit: OwnedSemaphorePermit,
     ) {
         let started = Instant::now();
+        // The global catalog is a read-only view.
+        let op = if self.catalog {
+            Err(LdapResult::new(
+                ResultCode::UNWILLING_TO_PERFORM,
+                "00002077: the global catalog is read-only; write on the domain's LDAP port",
+            ))
+        } else {
+            op
+        };
         let checked = check_controls(&controls, supported).and(op);
         // Queued here, on the connection's task, so pipelined changes keep their order.
         let queued = checked.map(|change| {
@@ -1368,7 +1391,14 @@ async fn submit_password_change(
 }
 
 /// The compare operation: compareTrue/compareFalse, or the error that prevents deciding.
-fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -> LdapResult {
+fn compare(
+    ctx: &Ctx,
+    identity: &Identity,
+    catalog: bool,
+    dn: &str,
+    attr: &str,
+    value: &[u8],
+) -> LdapResult {
     if *identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
         return LdapResult::new(
             ResultCode::OPERATIONS_ERROR,
@@ -1379,7 +1409,7 @@ fn compare(ctx: &Ctx, identity: &Identity, dn: &str, attr: &str, value: &[u8]) -
         return LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid DN");
     };
     if ctx
-        .hidden_attributes(identity.is_admin())
+        .hidden_attributes(identity.is_admin(), catalog)
         .iter()
         .any(|h| h.eq_ignore_ascii_case(attr.split(';').next().unwrap_or(attr)))
     {

@@ -82,7 +82,25 @@ impl Counters {
 
 /// Hidden attribute names per schema snapshot: (snapshot, for non-administrators, for
 /// administrators). The snapshot is held, so it is compared by identity safely.
-pub type HiddenCache = Option<(Arc<SchemaSnapshot>, Arc<Vec<String>>, Arc<Vec<String>>)>;
+pub type HiddenCache = Option<(Arc<SchemaSnapshot>, [Arc<Vec<String>>; 4])>;
+
+/// Attributes a global catalog returns although the schema does not put them in the
+/// partial attribute set: what names and identifies an object.
+const CATALOG_ALWAYS: &[&str] = &[
+    "objectClass",
+    "objectCategory",
+    "distinguishedName",
+    "name",
+    "cn",
+    "objectGUID",
+    "objectSid",
+    "instanceType",
+    "nTSecurityDescriptor",
+    "uSNChanged",
+    "uSNCreated",
+    "whenChanged",
+    "whenCreated",
+];
 
 /// The shared server state.
 pub struct Ctx {
@@ -128,16 +146,14 @@ impl Ctx {
         rendered
     }
 
-    /// Names of the attributes a caller never sees: secrets, and confidential attributes
-    /// unless the caller administers.
-    pub fn hidden_attributes(&self, admin: bool) -> Arc<Vec<String>> {
+    /// Names of the attributes a caller never sees: secrets, confidential attributes
+    /// unless the caller administers, and on a global catalog connection every attribute
+    /// outside the partial attribute set (`isMemberOfPartialAttributeSet`).
+    pub fn hidden_attributes(&self, admin: bool, catalog: bool) -> Arc<Vec<String>> {
         let snap = self.dir.schema();
+        let slot = usize::from(admin) | usize::from(catalog) << 1;
         let pick = |c: &HiddenCache| match c {
-            Some((s, user, admin_list)) if Arc::ptr_eq(s, &snap) => Some(if admin {
-                admin_list.clone()
-            } else {
-                user.clone()
-            }),
+            Some((s, lists)) if Arc::ptr_eq(s, &snap) => lists.get(slot).cloned(),
             _ => None,
         };
         if let Some(list) = pick(&self.hidden.read()) {
@@ -145,17 +161,32 @@ impl Ctx {
         }
         let mut cached = self.hidden.write();
         if pick(&cached).is_none() {
-            let list = |admin: bool| {
-                let access = kauri_domain::directory::Access::of_admin(admin);
+            let list = |slot: usize| {
+                let access = kauri_domain::directory::Access::of_admin(slot & 1 != 0);
+                let catalog = slot & 2 != 0;
+                // A back link shows where its forward link does (memberOf with member).
+                let in_catalog = |a: &kauri_domain::schema::AttributeDef| {
+                    a.is_member_of_partial_attribute_set
+                        || CATALOG_ALWAYS
+                            .iter()
+                            .any(|n| n.eq_ignore_ascii_case(&a.ldap_name))
+                        || a.link_id.filter(|l| l % 2 == 1).is_some_and(|l| {
+                            snap.schema
+                                .attribute_by_link_id(l - 1)
+                                .is_some_and(|f| f.is_member_of_partial_attribute_set)
+                        })
+                };
                 Arc::new(
                     snap.schema
                         .attributes()
-                        .filter(|a| !access.may_read(&a.ldap_name, Some(a)))
+                        .filter(|a| {
+                            !access.may_read(&a.ldap_name, Some(a)) || (catalog && !in_catalog(a))
+                        })
                         .map(|a| a.ldap_name.clone())
                         .collect::<Vec<_>>(),
                 )
             };
-            *cached = Some((snap.clone(), list(false), list(true)));
+            *cached = Some((snap.clone(), [list(0), list(1), list(2), list(3)]));
         }
         pick(&cached).unwrap_or_default()
     }

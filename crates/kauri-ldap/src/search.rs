@@ -250,6 +250,9 @@ pub struct SearchJob {
     pub paged: Arc<parking_lot::Mutex<CursorStore>>,
     /// The client's address (an LDAP ping answers with the client's site).
     pub client: Option<std::net::IpAddr>,
+    /// Whether the search came to the global catalog: the whole forest, partial
+    /// attribute set only.
+    pub catalog: bool,
 }
 
 fn done(id: MessageId, result: LdapResult, controls: Vec<Control>) -> Vec<u8> {
@@ -381,8 +384,9 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                     ));
                 }
                 // Sorting (and VLV positions) would order by values the caller may not
-                // read, which reveals them a comparison at a time.
-                let hidden = ctx.hidden_attributes(job.identity.is_admin());
+                // read, which reveals them a comparison at a time. (Attributes a global
+                // catalog leaves out sort as absent: see `sort_matches`.)
+                let hidden = ctx.hidden_attributes(job.identity.is_admin(), false);
                 if let Some(k) = x.keys.iter().find(|k| {
                     let base = k.attribute.split(';').next().unwrap_or(&k.attribute);
                     hidden.iter().any(|h| h.eq_ignore_ascii_case(base))
@@ -543,7 +547,8 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         return asq_search(ctx, job, &base, scope, &filter, q, extended_dn);
     }
     let continuing = paged.as_ref().is_some_and(|p| !p.cookie.is_empty());
-    if !continuing {
+    // The global catalog holds every naming context: nothing to refer to.
+    if !continuing && !job.catalog {
         // AD answers a search that spans a subordinate naming context (the configuration
         // partition below the domain) with a continuation reference to it, once.
         for url in subordinate_referrals(ctx, &base, scope) {
@@ -563,7 +568,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     if let (Some(keys), false) = (&sort, continuing) {
         let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
         dreq.size_limit = 0;
-        let (ids, template) = match sort_matches(ctx, &dreq, keys) {
+        let (ids, template) = match sort_matches(ctx, &dreq, keys, job) {
             Ok(found) => found,
             Err(result) => return sort_failed(result),
         };
@@ -640,7 +645,14 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         let mut batch_bytes = 0usize;
         {
             let snap = ctx.db.read().map_err(|e| db_result(&e))?;
-            let ids = AttrIds::new(&snap, &sel, ctx, &job.identity, scope == Scope::Base);
+            let ids = AttrIds::new(
+                &snap,
+                &sel,
+                ctx,
+                &job.identity,
+                scope == Scope::Base,
+                job.catalog,
+            );
             let mut dns = DnCache::default();
             let mut err: Option<DbError> = None;
             let cancel = &job.cancel;
@@ -756,12 +768,22 @@ fn sort_matches(
     ctx: &Ctx,
     dreq: &DbSearch,
     keys: &ctl::SortRequest,
+    job: &SearchJob,
 ) -> Result<(Vec<u64>, SearchCursor), LdapResult> {
     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+    // What the caller cannot see (outside a global catalog's attribute set) sorts as absent.
+    let hidden = ctx.hidden_attributes(job.identity.is_admin(), job.catalog);
     let attr_ids: Vec<Option<u32>> = keys
         .keys
         .iter()
-        .map(|k| snap.attr_id(&k.attribute))
+        .map(|k| {
+            let base = k.attribute.split(';').next().unwrap_or(&k.attribute);
+            if hidden.iter().any(|h| h.eq_ignore_ascii_case(base)) {
+                None
+            } else {
+                snap.attr_id(&k.attribute)
+            }
+        })
         .collect();
     let binary: Vec<bool> = keys
         .keys
@@ -923,7 +945,7 @@ fn encode_matches(
     extended_dn: Option<i32>,
 ) -> Result<Vec<Vec<u8>>, LdapResult> {
     let sel = Selection::new(&job.req.attributes);
-    let attrs = AttrIds::new(snap, &sel, ctx, &job.identity, false);
+    let attrs = AttrIds::new(snap, &sel, ctx, &job.identity, false, job.catalog);
     let mut dns = DnCache::default();
     let mut batch = Vec::new();
     snap.advance(cursor, usize::MAX, |hit| {
@@ -1032,7 +1054,7 @@ fn vlv_search(
         _ => {
             let mut dreq = DbSearch::new(base.clone(), scope, filter.clone());
             dreq.size_limit = 0;
-            let (ids, cursor) = match sort_matches(ctx, &dreq, keys) {
+            let (ids, cursor) = match sort_matches(ctx, &dreq, keys, job) {
                 Ok(found) => found,
                 Err(result) => return sort_failed(result),
             };
@@ -1222,7 +1244,7 @@ fn entry_message(
 /// tombstones stay out of sight unless the show-deleted control asks for them.
 fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
     use kauri_db::Filter;
-    let hidden = ctx.hidden_attributes(job.identity.is_admin());
+    let hidden = ctx.hidden_attributes(job.identity.is_admin(), job.catalog);
     let schema = ctx.dir.schema();
     // Hidden attributes named by name or OID, with or without options.
     let secret = |a: &str| {
@@ -1508,6 +1530,7 @@ impl AttrIds {
         ctx: &Ctx,
         identity: &Identity,
         base_scope: bool,
+        catalog: bool,
     ) -> AttrIds {
         let mut ids: Vec<(u32, Option<ValueRange>)> = Vec::new();
         let wants = |name: &str| sel.wanted.iter().any(|w| w.name.eq_ignore_ascii_case(name));
@@ -1525,7 +1548,7 @@ impl AttrIds {
         }
         let domain = ctx.dir.domain().is_some();
         let mut hidden: Vec<u32> = ctx
-            .hidden_attributes(identity.is_admin())
+            .hidden_attributes(identity.is_admin(), catalog)
             .iter()
             .filter_map(|n| snap.attr_id(n))
             .collect();

@@ -42,6 +42,8 @@ pub struct Server {
     metrics: Option<TcpListener>,
     local: Option<tokio::net::UnixListener>,
     cldap: Option<tokio::net::UdpSocket>,
+    catalog: Option<TcpListener>,
+    catalog_tls: Option<TcpListener>,
 }
 
 impl Server {
@@ -118,6 +120,25 @@ impl Server {
         } else {
             None
         };
+        // The global catalog ports, for a domain: a busy port is logged, not fatal (the
+        // domain's own ports serve on).
+        let mut catalog_listeners = Vec::new();
+        for addr in [&cfg.listen_gc, &cfg.listen_gc_tls] {
+            let listener = if addr.is_empty() || dir.domain().is_none() {
+                None
+            } else {
+                match TcpListener::bind(addr.as_str()).await {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        tracing::warn!(%addr, error = %e, "global catalog port not served");
+                        None
+                    }
+                }
+            };
+            catalog_listeners.push(listener);
+        }
+        let catalog_tls = catalog_listeners.pop().flatten();
+        let catalog = catalog_listeners.pop().flatten();
         let writer =
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let ctx = Arc::new(Ctx {
@@ -139,6 +160,8 @@ impl Server {
             metrics,
             local,
             cldap,
+            catalog,
+            catalog_tls,
         })
     }
 
@@ -150,6 +173,14 @@ impl Server {
     /// The address of the LDAPS listener, if any.
     pub fn tls_addr(&self) -> Option<std::net::SocketAddr> {
         self.secure.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The addresses of the global catalog ports (plain, TLS), if served.
+    pub fn catalog_addrs(&self) -> (Option<std::net::SocketAddr>, Option<std::net::SocketAddr>) {
+        (
+            self.catalog.as_ref().and_then(|l| l.local_addr().ok()),
+            self.catalog_tls.as_ref().and_then(|l| l.local_addr().ok()),
+        )
     }
 
     /// The address of the CLDAP socket, if any.
@@ -185,9 +216,21 @@ impl Server {
         if let Some(secure) = self.secure {
             let ctx = self.ctx.clone();
             let limit = limit.clone();
-            tokio::spawn(accept_loop(secure, ctx, limit, true));
+            tokio::spawn(accept_loop(secure, ctx, limit, true, false));
         }
-        accept_loop(self.plain, self.ctx, limit, false).await;
+        if let Some(gc) = self.catalog {
+            tokio::spawn(accept_loop(
+                gc,
+                self.ctx.clone(),
+                limit.clone(),
+                false,
+                true,
+            ));
+        }
+        if let Some(gc) = self.catalog_tls {
+            tokio::spawn(accept_loop(gc, self.ctx.clone(), limit.clone(), true, true));
+        }
+        accept_loop(self.plain, self.ctx, limit, false, false).await;
     }
 }
 
@@ -209,7 +252,13 @@ async fn collect_tombstones(ctx: Arc<Ctx>) {
     }
 }
 
-async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>, tls: bool) {
+async fn accept_loop(
+    listener: TcpListener,
+    ctx: Arc<Ctx>,
+    limit: Arc<Semaphore>,
+    tls: bool,
+    catalog: bool,
+) {
     loop {
         let Ok(permit) = limit.clone().acquire_owned().await else {
             return;
@@ -241,7 +290,7 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>
                 Box::new(stream)
             };
             let transport = if tls { Transport::Tls } else { Transport::Tcp };
-            conn::serve(io, ctx, transport, peer).await;
+            conn::serve(io, ctx, transport, peer, catalog).await;
             drop(permit);
         });
     }
@@ -270,7 +319,7 @@ async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>, limit: Ar
                 gid: cred.gid(),
             };
             let peer = format!("ldapi uid={}", cred.uid());
-            conn::serve(Box::new(stream), ctx, transport, peer).await;
+            conn::serve(Box::new(stream), ctx, transport, peer, false).await;
             drop(permit);
         });
     }

@@ -184,6 +184,12 @@ struct ServeOpts {
     /// LDAPS address, e.g. 127.0.0.1:3636 ("" to disable); overrides the file.
     #[arg(long)]
     listen_tls: Option<String>,
+    /// Global catalog address, e.g. 127.0.0.1:3268 ("" to disable); overrides the file.
+    #[arg(long)]
+    listen_gc: Option<String>,
+    /// Global catalog address with TLS, e.g. 127.0.0.1:3269 ("" to disable).
+    #[arg(long)]
+    listen_gc_tls: Option<String>,
 }
 
 impl ServeOpts {
@@ -193,6 +199,8 @@ impl ServeOpts {
             data: self.data.clone(),
             listen: self.listen.clone(),
             listen_tls: self.listen_tls.clone(),
+            listen_gc: self.listen_gc.clone(),
+            listen_gc_tls: self.listen_gc_tls.clone(),
         }
     }
 }

@@ -20,6 +20,10 @@ pub struct Overrides {
     pub listen: Option<String>,
     /// `--listen-tls ADDR:PORT` (empty string disables LDAPS).
     pub listen_tls: Option<String>,
+    /// `--listen-gc ADDR:PORT` (empty string disables the global catalog port).
+    pub listen_gc: Option<String>,
+    /// `--listen-gc-tls ADDR:PORT` (empty string disables it).
+    pub listen_gc_tls: Option<String>,
 }
 
 /// The configuration in force: the file (if any) with the flags on top.
@@ -36,6 +40,12 @@ pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
     }
     if let Some(l) = &o.listen_tls {
         cfg.listen_tls = l.clone();
+    }
+    if let Some(l) = &o.listen_gc {
+        cfg.listen_gc = l.clone();
+    }
+    if let Some(l) = &o.listen_gc_tls {
+        cfg.listen_gc_tls = l.clone();
     }
     Ok(cfg)
 }
@@ -66,6 +76,13 @@ pub fn serve(o: &Overrides) -> Result<()> {
         }
         if let Some(a) = server.cldap_addr() {
             eprintln!("kauri: serving cldap://{a} (LDAP pings over UDP)");
+        }
+        let (gc, gc_tls) = server.catalog_addrs();
+        if let Some(a) = gc {
+            eprintln!("kauri: serving the global catalog at ldap://{a}");
+        }
+        if let Some(a) = gc_tls {
+            eprintln!("kauri: serving the global catalog at ldaps://{a}");
         }
         server.run().await;
         Ok(())

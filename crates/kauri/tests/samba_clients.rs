@@ -350,3 +350,100 @@ fn ldap_pings_answer_smbtorture_and_cldap_does_not_amplify() {
     sock.send_to(b"\x30\x05garbage", &addr).unwrap();
     assert!(sock.recv(&mut buf).is_err());
 }
+
+/// The global catalog with OpenLDAP's ldapsearch: the whole forest from the empty base,
+/// only the partial attribute set, and no writes.
+#[test]
+fn global_catalog_serves_the_forest_read_only() {
+    let (_dir, server, addr, _) = serve_domain();
+    let gc = server.gc_addr.clone().expect("a global catalog port");
+    let search = |at: &str, base: &str, filter: &str, attrs: &[&str]| {
+        let o = Command::new("ldapsearch")
+            .args([
+                "-x",
+                "-LLL",
+                "-o",
+                "ldif-wrap=no",
+                "-H",
+                &format!("ldap://{at}"),
+            ])
+            .args(["-D", ADMIN, "-w", PASSWORD, "-b", base, filter])
+            .args(attrs)
+            .output()
+            .expect("run ldapsearch (install ldap-utils)");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    // From the empty base: the domain's users and the configuration's objects alike.
+    let admin = search(
+        &gc,
+        "",
+        "(sAMAccountName=Administrator)",
+        &["sAMAccountName", "adminCount"],
+    );
+    assert!(
+        admin.contains("dn: CN=Administrator,CN=Users,DC=samdom"),
+        "{admin}"
+    );
+    assert!(admin.contains("sAMAccountName: Administrator"), "{admin}");
+    // adminCount is outside the partial attribute set: the domain port shows it, the GC not.
+    assert!(!admin.contains("adminCount"), "{admin}");
+    let full = search(
+        &addr,
+        "DC=samdom,DC=example,DC=com",
+        "(sAMAccountName=Administrator)",
+        &["adminCount"],
+    );
+    assert!(full.contains("adminCount: 1"), "{full}");
+    let partitions = search(&gc, "", "(objectClass=crossRef)", &["1.1"]);
+    assert!(
+        partitions.contains("CN=Partitions,CN=Configuration"),
+        "{partitions}"
+    );
+    // Group memberships travel with the partial set (member is in it, memberOf follows).
+    let member_of = search(&gc, "", "(sAMAccountName=Administrator)", &["memberOf"]);
+    assert!(
+        member_of.contains("memberOf: CN=Domain Admins"),
+        "{member_of}"
+    );
+    let ready = search(
+        &gc,
+        "",
+        "(objectClass=*)",
+        &["-s", "base", "isGlobalCatalogReady"],
+    );
+    assert!(ready.contains("isGlobalCatalogReady: TRUE"), "{ready}");
+    // Writes go to the domain port.
+    let mut modify = Command::new("ldapmodify")
+        .args([
+            "-x",
+            "-H",
+            &format!("ldap://{gc}"),
+            "-D",
+            ADMIN,
+            "-w",
+            PASSWORD,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    modify
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            format!("dn: {ADMIN}\nchangetype: modify\nreplace: description\ndescription: x\n")
+                .as_bytes(),
+        )
+        .unwrap();
+    let o = modify.wait_with_output().unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(53)"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

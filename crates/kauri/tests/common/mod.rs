@@ -75,6 +75,8 @@ pub struct Served {
     pub addr: String,
     /// `127.0.0.1:port` of LDAPS.
     pub tls_addr: String,
+    /// `127.0.0.1:port` of the global catalog, when the data folder holds a domain.
+    pub gc_addr: Option<String>,
     /// The CA certificate that signed the server's.
     pub ca: PathBuf,
 }
@@ -119,6 +121,7 @@ pub fn serve(data: &Path) -> Served {
         .arg("--data")
         .arg(data)
         .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
+        .args(["--listen-gc", "127.0.0.1:0", "--listen-gc-tls", ""])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -138,12 +141,24 @@ pub fn serve(data: &Path) -> Served {
                 .map(str::to_string)
         })
         .expect("the server's LDAPS address");
+    // A domain's global catalog (data folders without a domain have none).
+    let mut gc_addr = None;
+    for l in lines.by_ref() {
+        if let Some(a) = l.strip_prefix("kauri: serving the global catalog at ldap://") {
+            gc_addr = Some(a.to_string());
+            break;
+        }
+        if !l.starts_with("kauri: serving") {
+            break;
+        }
+    }
     // Keep draining what the server logs, so it never writes into a closed pipe.
     std::thread::spawn(move || lines.for_each(drop));
     Served {
         child,
         addr,
         tls_addr,
+        gc_addr,
         ca: data.join("tls").join("ca.pem"),
     }
 }
