@@ -20,9 +20,10 @@ pub struct ServerConfig {
     /// UDP address for CLDAP; empty for the plain listener's address (AD answers CLDAP on
     /// its LDAP port, 389).
     pub listen_cldap: String,
-    /// Global catalog listener (AD's port 3268), when serving a domain; empty to disable.
+    /// Global catalog listener, when serving a domain (AD's port is 3268); empty, the
+    /// default, for none.
     pub listen_gc: String,
-    /// Global catalog listener with TLS from the first byte (AD's 3269); empty to disable.
+    /// Global catalog listener with TLS from the first byte (AD's 3269); empty for none.
     pub listen_gc_tls: String,
     /// Path of the local `ldapi://` socket (SASL EXTERNAL with the peer's Unix
     /// credentials); empty to disable.
@@ -85,8 +86,8 @@ impl Default for ServerConfig {
             listen_tls: "127.0.0.1:3636".into(),
             cldap: true,
             listen_cldap: String::new(),
-            listen_gc: "127.0.0.1:3268".into(),
-            listen_gc_tls: "127.0.0.1:3269".into(),
+            listen_gc: String::new(),
+            listen_gc_tls: String::new(),
             listen_ldapi: PathBuf::new(),
             tls_cert: PathBuf::new(),
             tls_key: PathBuf::new(),

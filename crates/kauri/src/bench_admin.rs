@@ -176,7 +176,6 @@ impl Served {
             .arg("--data")
             .arg(data)
             .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
-            .args(["--listen-gc", "", "--listen-gc-tls", ""])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
