@@ -480,6 +480,24 @@ impl Conn {
         self.encrypted || self.sealed || self.ctx.cfg.plain_ldap_passwords
     }
 
+    /// The Who am I? answer: AD's `u:DOMAIN\\name` for an account of the domain, however
+    /// it bound; `dn:` with the DN otherwise.
+    fn who_am_i(&self) -> String {
+        use kauri_domain::directory::view::View;
+        if let (Identity::Account(a), Some(domain)) = (&self.identity, self.ctx.dir.domain()) {
+            let sam = self
+                .ctx
+                .db
+                .read()
+                .ok()
+                .and_then(|r| r.text(a.id, "sAMAccountName").ok().flatten());
+            if let Some(sam) = sam {
+                return format!("u:{}\\{sam}", domain.netbios);
+            }
+        }
+        self.identity.authz_id()
+    }
+
     /// Queues a response decided on the connection's own task; the loop writes it right
     /// after the dispatch, without a hop through the response channel.
     fn reply(&mut self, bytes: Vec<u8>) {
@@ -761,7 +779,7 @@ impl Conn {
                     self.ctx
                         .counters
                         .finish(OP_EXTENDED, true, started.elapsed());
-                    let value = self.identity.authz_id().into_bytes();
+                    let value = self.who_am_i().into_bytes();
                     self.reply(msg(
                         id,
                         ProtocolOp::ExtendedResponse(ExtendedResponse {

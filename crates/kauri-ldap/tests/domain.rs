@@ -198,7 +198,7 @@ fn binds_by_dn_upn_and_domain_name_with_ad_sub_codes() {
 for name in [ADMIN, 'Administrator@samdom.example.com', 'SAMDOM\\Administrator']:
     c = Connection(Server('127.0.0.1', port=PORT), user=name, password=PW)
     assert c.bind(), (name, c.result)
-    assert c.extend.standard.who_am_i().lower() == ('dn:' + ADMIN).lower()
+    assert c.extend.standard.who_am_i() == 'u:SAMDOM\\Administrator', c.extend.standard.who_am_i()
 bad = Connection(Server('127.0.0.1', port=PORT), user='SAMDOM\\Administrator', password='wrong')
 assert not bad.bind()
 assert bad.result['result'] == 49 and 'data 52e' in bad.result['message'], bad.result
@@ -619,7 +619,7 @@ print('ok')
         "Reset.Passw0rd1",
     ]);
     assert!(
-        text(&o).contains("dn:CN=Pwd Modify,CN=Users,DC=samdom"),
+        text(&o).contains("u:SAMDOM\\pwdmodify"),
         "{}",
         text(&o)
     );

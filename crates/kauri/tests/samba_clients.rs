@@ -158,7 +158,7 @@ fn samba_tool_manages_the_domain_over_ldap() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8_lossy(&bind.stdout).contains("dn:CN=Alice,CN=Users,"),
+        String::from_utf8_lossy(&bind.stdout).contains("u:SAMDOM\\alice"),
         "{}",
         String::from_utf8_lossy(&bind.stderr)
     );
