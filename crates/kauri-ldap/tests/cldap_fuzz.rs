@@ -37,8 +37,8 @@ fn ctx() -> &'static (Arc<Ctx>, tempfile::TempDir) {
             LmdbOptions::default(),
         )
         .unwrap();
-        let dir = Directory::new(Arc::new(db), schema, Some(SecretKey::generate().unwrap()))
-            .unwrap();
+        let dir =
+            Directory::new(Arc::new(db), schema, Some(SecretKey::generate().unwrap())).unwrap();
         dir.provision(
             &ProvisionParams {
                 realm: "SAMDOM.EXAMPLE.COM".into(),
@@ -81,15 +81,20 @@ const TERMS: &[&str] = &[
 ];
 
 fn term() -> impl Strategy<Value = Filter> {
-    (prop::sample::select(TERMS), prop::collection::vec(any::<u8>(), 0..24)).prop_map(
-        |(name, value)| Filter::Equality(name.to_string(), value),
+    (
+        prop::sample::select(TERMS),
+        prop::collection::vec(any::<u8>(), 0..24),
     )
+        .prop_map(|(name, value)| Filter::Equality(name.to_string(), value))
 }
 
 fn search() -> impl Strategy<Value = Vec<u8>> {
     (
         prop::collection::vec(term(), 0..6),
-        prop::collection::vec(prop::sample::select(vec!["netlogon", "*", "currentTime", "dnsHostName", "1.1"]), 0..3),
+        prop::collection::vec(
+            prop::sample::select(vec!["netlogon", "*", "currentTime", "dnsHostName", "1.1"]),
+            0..3,
+        ),
         any::<bool>(),
     )
         .prop_map(|(terms, attrs, and)| {

@@ -618,11 +618,7 @@ print('ok')
         "-w",
         "Reset.Passw0rd1",
     ]);
-    assert!(
-        text(&o).contains("u:SAMDOM\\pwdmodify"),
-        "{}",
-        text(&o)
-    );
+    assert!(text(&o).contains("u:SAMDOM\\pwdmodify"), "{}", text(&o));
 }
 
 #[test]

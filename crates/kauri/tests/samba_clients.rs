@@ -447,3 +447,79 @@ fn global_catalog_serves_the_forest_read_only() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Samba's ldb tools and python bindings over NTLM, unmodified: `ldbsearch` with Samba's
+/// control strings, and `samba.samdb.SamDB` adding, changing, reading and deleting.
+#[test]
+fn ldbsearch_and_python_samdb_work_over_ntlm() {
+    let (dir, _server, addr, _) = serve_domain();
+    let conf = dir.path().join("client.conf");
+    let url = format!("ldap://{addr}");
+    let creds = format!("-UAdministrator%{PASSWORD}");
+    let ldbsearch = |controls: &[&str]| {
+        let mut c = Command::new("ldbsearch");
+        c.args(["-H", &url, "--configfile"]).arg(&conf).arg(&creds);
+        c.args(["-b", "CN=Users,DC=samdom,DC=example,DC=com"]);
+        for ctl in controls {
+            c.arg(format!("--controls={ctl}"));
+        }
+        let o = c
+            .args(["(objectClass=user)", "cn"])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run ldbsearch (install ldb-tools): {e}"));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "{controls:?}: {text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text
+    };
+    let count = |t: &str| t.lines().filter(|l| l.starts_with("dn: ")).count();
+    // Administrator, Guest, krbtgt.
+    for controls in [
+        &["paged_results:1:1"][..],
+        &["server_sort:1:0:cn"],
+        &["extended_dn:1:1"],
+        &["show_deleted:1"],
+        &["search_options:1:2"],
+    ] {
+        assert_eq!(count(&ldbsearch(controls)), 3, "{controls:?}");
+    }
+    let extended = ldbsearch(&["extended_dn:1:1"]);
+    assert!(extended.contains("dn: <GUID="), "{extended}");
+    let window = ldbsearch(&["server_sort:1:0:cn", "vlv:1:0:1:1:0"]);
+    assert_eq!(count(&window), 2, "{window}");
+    let script = format!(
+        r#"
+from samba.samdb import SamDB
+from samba.param import LoadParm
+from samba.credentials import Credentials
+lp = LoadParm()
+lp.load("{conf}")
+c = Credentials()
+c.guess(lp)
+c.set_username("Administrator")
+c.set_password("{PASSWORD}")
+s = SamDB("{url}", credentials=c, lp=lp)
+dn = "CN=pyuser,CN=Users," + str(s.domain_dn())
+s.add({{"dn": dn, "objectClass": "user", "sAMAccountName": "pyuser"}})
+s.modify_ldif("dn: " + dn + "\nchangetype: modify\nreplace: description\ndescription: from python\n")
+assert str(s.search(dn, attrs=["description"])[0]["description"][0]) == "from python"
+s.delete(dn)
+assert len(s.search(s.domain_dn(), expression="(sAMAccountName=pyuser)")) == 0
+print("ok")
+"#,
+        conf = conf.display()
+    );
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", &script])
+        .output()
+        .expect("run python3 with Debian's python3-samba");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("ok"),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
