@@ -7,6 +7,7 @@
 //! negotiated mechanism once the bind is over: wrap outgoing messages, unwrap incoming ones.
 //! Nothing here knows LDAP, so NETLOGON or SMB can use the same verifier.
 
+pub mod binding;
 pub mod crypto;
 mod der;
 pub mod error;

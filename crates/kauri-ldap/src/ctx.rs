@@ -116,6 +116,8 @@ pub struct Ctx {
     pub writer: Writer,
     /// TLS for StartTLS and LDAPS, when configured.
     pub tls: Option<tokio_rustls::TlsAcceptor>,
+    /// The channel binding of the TLS certificate (checked in NTLM logons made over TLS).
+    pub channel_binding: Option<[u8; 16]>,
     /// Counters.
     pub counters: Counters,
     /// The subschema entry, rendered for the schema snapshot it was made from.

@@ -141,6 +141,7 @@ impl Server {
         let catalog = catalog_listeners.pop().flatten();
         let writer =
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
+        let channel_binding = tls::channel_binding(&cfg);
         let ctx = Arc::new(Ctx {
             admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
             cfg,
@@ -148,6 +149,7 @@ impl Server {
             dir,
             writer,
             tls: Some(acceptor),
+            channel_binding,
             counters: Counters::default(),
             subschema: parking_lot::Mutex::new(None),
             schema_source,

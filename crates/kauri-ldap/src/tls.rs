@@ -109,6 +109,17 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
 }
 
 /// The rustls server configuration for LDAPS and StartTLS.
+/// The `tls-server-end-point` channel binding of the server's certificate (the first of
+/// its chain), which NTLM clients bind their logons to on TLS connections.
+pub fn channel_binding(cfg: &ServerConfig) -> Option<[u8; 16]> {
+    let (cert_path, _) = cert_paths(cfg).ok()?;
+    let cert = CertificateDer::pem_file_iter(&cert_path)
+        .ok()?
+        .next()?
+        .ok()?;
+    kauri_auth::binding::tls_server_end_point(cert.as_ref())
+}
+
 pub fn tls_config(cfg: &ServerConfig) -> Result<Arc<TlsConfig>, TlsError> {
     let (cert_path, key_path) = cert_paths(cfg)?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&cert_path)
@@ -128,4 +139,27 @@ pub fn tls_config(cfg: &ServerConfig) -> Result<Arc<TlsConfig>, TlsError> {
     // stalls on tickets that arrive after the handshake.
     config.send_tls13_tickets = 0;
     Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_certificates_have_a_channel_binding() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = ServerConfig {
+            data: dir.path().to_path_buf(),
+            ..ServerConfig::default()
+        };
+        let first = channel_binding(&cfg).expect("a binding for the generated certificate");
+        // The same certificate, the same binding; another folder, another certificate.
+        assert_eq!(channel_binding(&cfg), Some(first));
+        let other = tempfile::tempdir().unwrap();
+        let cfg2 = ServerConfig {
+            data: other.path().to_path_buf(),
+            ..ServerConfig::default()
+        };
+        assert_ne!(channel_binding(&cfg2), Some(first));
+    }
 }

@@ -295,5 +295,32 @@ mod tests {
         let mut token = unhex("01000000 7fb38ec5c55d4976 00000000");
         token.extend(unhex("54e50165bf1936dc996020c1811b0f06fb5f"));
         assert_eq!(session.unwrap(&token).unwrap(), utf16("Plaintext"));
+        // The same AUTHENTICATE replayed into another exchange (another server challenge,
+        // as every connection gets) proves nothing.
+        let mut other =
+            NtlmServer::with_challenge(names(), NtlmSettings::default(), [9, 8, 7, 6, 5, 4, 3, 2]);
+        other.challenge(&negotiate).unwrap();
+        let replayed = other.parse_authenticate(&msg).unwrap();
+        assert!(matches!(
+            other.verify(&replayed, &nt_hash("Password")),
+            Err(AuthError::LogonFailure(_))
+        ));
+        // NTLMv1 (a 24-byte NT response) is refused whatever it holds.
+        let v1 = authenticate(
+            [
+                &[0; 24],
+                &[1; 24],
+                &utf16("Domain"),
+                &utf16("User"),
+                &utf16("W"),
+                &esk,
+            ],
+            flags,
+        );
+        let v1 = server.parse_authenticate(&v1).unwrap();
+        assert!(matches!(
+            server.verify(&v1, &nt_hash("Password")),
+            Err(AuthError::LogonFailure(_))
+        ));
     }
 }

@@ -71,7 +71,13 @@ impl Conn {
         };
         let mut server = match continuing {
             Some(s) => s,
-            None => match SpnegoServer::new(server_names(&info), NtlmSettings::default()) {
+            None => match SpnegoServer::new(
+                server_names(&info),
+                NtlmSettings {
+                    // A logon over TLS may be bound to it; over plain TCP there is no channel.
+                    channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
+                },
+            ) {
                 Ok(s) => s,
                 Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
             },
