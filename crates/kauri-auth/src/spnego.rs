@@ -6,7 +6,9 @@
 
 use crate::der;
 use crate::error::AuthError;
-use crate::ntlm::{Authenticate, NtlmServer, NtlmSession, NtlmSettings, ServerNames, SIGNATURE};
+use crate::ntlm::{
+    Authenticate, NtlmClient, NtlmServer, NtlmSession, NtlmSettings, ServerNames, SIGNATURE,
+};
 
 /// The SPNEGO mechanism, 1.3.6.1.5.5.2 (DER contents).
 pub const OID_SPNEGO: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x02];
@@ -276,9 +278,103 @@ impl SpnegoServer {
     }
 }
 
+/// The client's side of a GSS-SPNEGO exchange carrying NTLMSSP (Kauri's own tools bind
+/// with it).
+pub struct SpnegoClient {
+    ntlm: NtlmClient,
+    mech_list: Vec<u8>,
+    session: Option<NtlmSession>,
+}
+
+impl SpnegoClient {
+    /// An exchange for `domain\user`; `seal` asks for confidentiality, else signing.
+    pub fn new(user: &str, domain: &str, password: &str, seal: bool) -> SpnegoClient {
+        SpnegoClient {
+            ntlm: NtlmClient::new(user, domain, password, seal),
+            mech_list: der::element(0x30, &der::element(0x06, OID_NTLMSSP)),
+            session: None,
+        }
+    }
+
+    /// The first token: NTLMSSP offered, with its NEGOTIATE.
+    pub fn initial(&mut self) -> Vec<u8> {
+        let mut init = der::element(0xa0, &self.mech_list);
+        init.extend(der::element(
+            0xa2,
+            &der::element(0x04, &self.ntlm.negotiate()),
+        ));
+        let mut body = der::element(0x06, OID_SPNEGO);
+        body.extend(der::element(0xa0, &der::element(0x30, &init)));
+        der::element(0x60, &body)
+    }
+
+    /// Takes the server's token: the next token to send, or `None` when the exchange is
+    /// complete (the server's mechanism list MIC checked).
+    pub fn step(&mut self, token: &[u8]) -> Result<Option<Vec<u8>>, AuthError> {
+        let (_, t) = parse_client(token)?;
+        match self.session.as_mut() {
+            None => {
+                let challenge = t
+                    .token
+                    .ok_or_else(|| AuthError::malformed(WHAT, "no CHALLENGE"))?;
+                let (auth, mut session) = self.ntlm.authenticate(&challenge)?;
+                let mic = session.sign(&self.mech_list);
+                self.session = Some(session);
+                let mut seq = der::element(0xa2, &der::element(0x04, &auth));
+                seq.extend(der::element(0xa3, &der::element(0x04, &mic)));
+                Ok(Some(der::element(0xa1, &der::element(0x30, &seq))))
+            }
+            Some(session) => {
+                let mic = t
+                    .mic
+                    .ok_or_else(|| AuthError::malformed(WHAT, "no mechanism list MIC"))?;
+                session.verify(&self.mech_list, &mic)?;
+                session.restart_streams();
+                Ok(None)
+            }
+        }
+    }
+
+    /// The established session.
+    pub fn into_session(self) -> Option<NtlmSession> {
+        self.session
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_and_server_complete_an_exchange() {
+        use crate::crypto::nt_hash;
+        use crate::layer::SecurityLayer;
+        let names = ServerNames {
+            netbios_domain: "SAMDOM".into(),
+            netbios_computer: "DC1".into(),
+            dns_domain: "samdom.example.com".into(),
+            dns_computer: "dc1.samdom.example.com".into(),
+            dns_tree: "samdom.example.com".into(),
+        };
+        let mut client = SpnegoClient::new("bob", "SAMDOM", "B0b.pass", true);
+        let mut server = SpnegoServer::new(names, NtlmSettings::default()).unwrap();
+        let Step::Continue(challenge) = server.step(&client.initial()).unwrap() else {
+            panic!("no challenge");
+        };
+        let auth = client.step(&challenge).unwrap().unwrap();
+        let Step::Authenticate(a) = server.step(&auth).unwrap() else {
+            panic!("no credentials");
+        };
+        let (last, session) = server.accept(&a, Some(&nt_hash("B0b.pass"))).unwrap();
+        assert!(client.step(&last).unwrap().is_none());
+        let mut s = session.unwrap();
+        let mut c = client.into_session().unwrap();
+        assert_eq!(
+            s.unwrap(&c.wrap(b"first request")).unwrap(),
+            b"first request"
+        );
+        assert_eq!(c.unwrap(&s.wrap(b"first answer")).unwrap(), b"first answer");
+    }
 
     #[test]
     fn tokens_parse_and_garbage_is_refused() {

@@ -9,7 +9,9 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use kauri_ldap_proto::codec::{FrameError, LdapCodec, DEFAULT_MAX_MESSAGE};
+use kauri_ldap_proto::codec::{FrameError, DEFAULT_MAX_MESSAGE};
+
+use crate::codec::ClientCodec;
 use kauri_ldap_proto::controls::{
     ControlValue, PagedResults, PasswordModifyRequest, PasswordModifyResponse,
     NOTICE_OF_DISCONNECTION, PAGED_RESULTS, PASSWORD_MODIFY, START_TLS, WHO_AM_I,
@@ -161,7 +163,7 @@ struct Queued {
 
 /// One connection to an LDAP server.
 pub struct LdapClient {
-    framed: Framed<Transport, LdapCodec>,
+    framed: Framed<Transport, ClientCodec>,
     url: LdapUrl,
     opts: ConnectOptions,
     next_id: MessageId,
@@ -251,7 +253,7 @@ impl LdapClient {
     ) -> Result<LdapClient, ClientError> {
         let io = transport::open(url, &opts.tls, opts.connect_timeout).await?;
         Ok(LdapClient {
-            framed: Framed::new(io, LdapCodec::new(opts.max_message)),
+            framed: Framed::new(io, ClientCodec::new(opts.max_message)),
             url: url.clone(),
             opts: opts.clone(),
             next_id: 1,
@@ -316,8 +318,13 @@ impl LdapClient {
             other => return Err(unexpected("StartTLS", &other)),
         };
         // Take the socket out of the framing; bytes already read belong to the TLS stream.
-        let codec = LdapCodec::new(self.opts.max_message);
-        let placeholder = Framed::new(Transport::Closed, codec.clone());
+        if self.framed.codec().has_layer() {
+            return Err(ClientError::Invalid(
+                "StartTLS on a connection a SASL layer protects".into(),
+            ));
+        }
+        let codec = ClientCodec::new(self.opts.max_message);
+        let placeholder = Framed::new(Transport::Closed, ClientCodec::new(self.opts.max_message));
         let parts = std::mem::replace(&mut self.framed, placeholder).into_parts();
         let Transport::Tcp(tcp) = parts.io else {
             self.closed = true;
@@ -374,6 +381,47 @@ impl LdapClient {
             },
         })
         .await
+    }
+
+    /// A GSS-SPNEGO bind with NTLM as `domain\user`, as AD's own tools bind: every message
+    /// after it is sealed (`seal`) or signed by the session it negotiates, unless the
+    /// connection already runs TLS.
+    pub async fn ntlm_bind(
+        &mut self,
+        user: &str,
+        domain: &str,
+        password: &str,
+        seal: bool,
+    ) -> Result<LdapResult, ClientError> {
+        let wrap = !self.is_encrypted();
+        let mut spnego =
+            kauri_auth::spnego::SpnegoClient::new(user, domain, password, seal && wrap);
+        let mut token = spnego.initial();
+        loop {
+            let r = self.sasl_bind("GSS-SPNEGO", Some(token)).await?;
+            if r.result.code != ResultCode::SASL_BIND_IN_PROGRESS
+                && r.result.code != ResultCode::SUCCESS
+            {
+                return Ok(r.result);
+            }
+            let next = spnego
+                .step(r.server_sasl_creds.as_deref().unwrap_or_default())
+                .map_err(|e| ClientError::Protocol(format!("NTLM: {e}")))?;
+            match next {
+                Some(t) if r.result.code == ResultCode::SASL_BIND_IN_PROGRESS => token = t,
+                None if r.result.code == ResultCode::SUCCESS => {
+                    if let Some(session) = spnego.into_session().filter(|_| wrap) {
+                        self.framed.codec_mut().set_layer(Box::new(session));
+                    }
+                    return Ok(r.result);
+                }
+                _ => {
+                    return Err(ClientError::Protocol(
+                        "the GSS-SPNEGO exchange ended out of step".into(),
+                    ))
+                }
+            }
+        }
     }
 
     /// A SASL EXTERNAL bind: on `ldapi://` the server takes the process's Unix

@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod codec;
 pub mod error;
 pub mod request;
 pub mod tls;

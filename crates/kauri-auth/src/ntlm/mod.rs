@@ -7,10 +7,12 @@
 //! to [`NtlmServer::verify`], applying its own account rules (lockout, disabled accounts)
 //! around it.
 
+mod client;
 mod messages;
 mod server;
 mod session;
 
+pub use client::NtlmClient;
 pub use messages::{Authenticate, AvPairs, ServerNames};
 pub use server::{NtlmServer, NtlmSettings, Verified};
 pub use session::NtlmSession;

@@ -76,6 +76,13 @@ impl NtlmSession {
         }
     }
 
+    /// The client's side of the same session: the directions swapped.
+    pub fn client(exported: &[u8; 16], flags: u32) -> NtlmSession {
+        let mut s = NtlmSession::new(exported, flags);
+        std::mem::swap(&mut s.send, &mut s.recv);
+        s
+    }
+
     /// Restarts both RC4 streams from their keys, sequence numbers unchanged: SPNEGO's
     /// mechListMIC leaves the stream where it found it, so the first protected message
     /// uses the same key state (MS-SPNG 3.3.5.1).
@@ -183,13 +190,6 @@ mod tests {
     use super::*;
     use crate::ntlm::flags::*;
 
-    /// A client's view: the same keys with the directions swapped.
-    fn client_of(exported: &[u8; 16], flags: u32) -> NtlmSession {
-        let mut s = NtlmSession::new(exported, flags);
-        std::mem::swap(&mut s.send, &mut s.recv);
-        s
-    }
-
     #[test]
     fn wrapped_messages_round_trip_and_refuse_tampering_and_replay() {
         let key = [7u8; 16];
@@ -199,7 +199,7 @@ mod tests {
             SIGN | SEAL | EXTENDED_SESSIONSECURITY | N56,
         ] {
             let mut server = NtlmSession::new(&key, flags);
-            let mut client = client_of(&key, flags);
+            let mut client = NtlmSession::client(&key, flags);
             for msg in [&b"first"[..], b"second message", b""] {
                 let token = client.wrap(msg);
                 if flags & SEAL != 0 && !msg.is_empty() {
@@ -216,7 +216,7 @@ mod tests {
             assert_eq!(server.unwrap(&token), Err(AuthError::BadSignature));
             // Replayed (a fresh pair, the same message twice).
             let mut server = NtlmSession::new(&key, flags);
-            let mut client = client_of(&key, flags);
+            let mut client = NtlmSession::client(&key, flags);
             let token = client.wrap(b"payload");
             assert!(server.unwrap(&token).is_ok());
             assert_eq!(server.unwrap(&token), Err(AuthError::BadSignature));
