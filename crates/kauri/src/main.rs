@@ -4,6 +4,7 @@
 mod admin;
 mod backup;
 mod bench_admin;
+mod bench_auth;
 mod bench_db;
 mod bench_domain;
 mod bench_ldap;
@@ -207,6 +208,25 @@ impl ServeOpts {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
+    /// What NTLM binds, sealed connections and CLDAP pings cost, against a domain with
+    /// many users.
+    Auth {
+        /// Users in the domain.
+        #[arg(long, default_value_t = 100_000)]
+        users: usize,
+        /// Connection (and UDP socket) counts, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize, 8])]
+        connections: Vec<usize>,
+        /// Measured seconds per workload and count.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Folder for the benchmark domain (removed afterwards).
+        #[arg(long, default_value = "bench-data")]
+        dir: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The directory database at 10k and 100k users (about 23k and 230k records).
     Db {
         /// User counts to run at, comma-separated.
@@ -493,6 +513,26 @@ fn run() -> Result<()> {
                 let reports = bench_ldap::run(&opts)?;
                 print_reports(json, &reports, bench_ldap::markdown)?;
             }
+        }
+        Command::Bench {
+            what:
+                BenchCommand::Auth {
+                    users,
+                    connections,
+                    seconds,
+                    dir,
+                    json,
+                },
+        } => {
+            let opts = bench_auth::Options {
+                dir,
+                users,
+                seconds,
+                connections,
+                progress: !json,
+            };
+            let report = bench_auth::run(&opts)?;
+            print_reports(json, &[report], bench_auth::markdown)?;
         }
         Command::Bench {
             what:
