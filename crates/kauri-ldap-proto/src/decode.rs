@@ -154,6 +154,7 @@ fn decode_op(tag: Tag, content: &[u8]) -> R<ProtocolOp> {
             ProtocolOp::BindResponse(BindResponse {
                 result,
                 server_sasl_creds,
+                sicily: None,
             })
         }
         UNBIND_REQUEST => {
@@ -296,6 +297,9 @@ fn bind_request(r: &mut Reader<'_>) -> R<BindRequest> {
                 credentials,
             }
         }
+        t if t == Tag::context_primitive(9) => BindAuth::SicilyDiscovery,
+        t if t == Tag::context_primitive(10) => BindAuth::SicilyNegotiate(content.to_vec()),
+        t if t == Tag::context_primitive(11) => BindAuth::SicilyResponse(content.to_vec()),
         other => return Err(bad(format!("unsupported authentication choice {other}"))),
     };
     Ok(BindRequest {

@@ -69,10 +69,17 @@ fn write_op(w: &mut Writer<'_>, op: &ProtocolOp) {
                         w.octet_string(c);
                     }
                 }),
+                BindAuth::SicilyDiscovery => w.primitive(Tag::context_primitive(9), &[]),
+                BindAuth::SicilyNegotiate(m) => w.primitive(Tag::context_primitive(10), m),
+                BindAuth::SicilyResponse(m) => w.primitive(Tag::context_primitive(11), m),
             }
         }),
         ProtocolOp::BindResponse(b) => w.constructed(Tag::app(1), |w| {
-            write_result(w, &b.result);
+            let matched = b
+                .sicily
+                .as_deref()
+                .unwrap_or(b.result.matched_dn.as_bytes());
+            write_result_with_matched(w, &b.result, matched);
             if let Some(c) = &b.server_sasl_creds {
                 w.primitive(Tag::context_primitive(7), c);
             }
@@ -187,8 +194,13 @@ fn write_result_op(w: &mut Writer<'_>, app: u32, r: &LdapResult) {
 }
 
 fn write_result(w: &mut Writer<'_>, r: &LdapResult) {
+    write_result_with_matched(w, r, r.matched_dn.as_bytes());
+}
+
+/// An LDAPResult whose matchedDN field holds `matched` (Sicily's binary answers).
+fn write_result_with_matched(w: &mut Writer<'_>, r: &LdapResult, matched: &[u8]) {
     w.enumerated(i64::from(r.code.0));
-    w.octet_string(r.matched_dn.as_bytes());
+    w.octet_string(matched);
     w.octet_string(r.message.as_bytes());
     if !r.referral.is_empty() {
         w.constructed(Tag::context(3), |w| {

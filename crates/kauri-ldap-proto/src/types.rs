@@ -163,6 +163,12 @@ pub enum BindAuth {
         /// Mechanism data.
         credentials: Option<Vec<u8>>,
     },
+    /// `[9]` Sicily package discovery (MS-ADTS 5.1.1.1.3): which packages the server has.
+    SicilyDiscovery,
+    /// `[10]` Sicily negotiate: an NTLM NEGOTIATE message.
+    SicilyNegotiate(Vec<u8>),
+    /// `[11]` Sicily response: an NTLM AUTHENTICATE message.
+    SicilyResponse(Vec<u8>),
 }
 
 impl std::fmt::Debug for BindAuth {
@@ -181,6 +187,11 @@ impl std::fmt::Debug for BindAuth {
                     "None"
                 }
             ),
+            BindAuth::SicilyDiscovery => write!(f, "SicilyDiscovery"),
+            BindAuth::SicilyNegotiate(m) => write!(f, "SicilyNegotiate(<{} bytes>)", m.len()),
+            BindAuth::SicilyResponse(m) => {
+                write!(f, "SicilyResponse(<{} bytes redacted>)", m.len())
+            }
         }
     }
 }
@@ -192,6 +203,10 @@ pub struct BindResponse {
     pub result: LdapResult,
     /// `[7]` server SASL credentials.
     pub server_sasl_creds: Option<Vec<u8>>,
+    /// Sicily binds (MS-ADTS 5.1.1.1.3) answer in the matchedDN field with bytes that are
+    /// not a DN (the package list, the NTLM CHALLENGE); when set, they are written there in
+    /// place of the result's matched DN.
+    pub sicily: Option<Vec<u8>>,
 }
 
 /// Search scope (RFC 4511, plus `children` = 3 from RFC 4512 drafts, sent by OpenLDAP tools).

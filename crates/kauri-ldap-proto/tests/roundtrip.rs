@@ -162,6 +162,7 @@ fn op() -> impl Strategy<Value = ProtocolOp> {
             ProtocolOp::BindResponse(BindResponse {
                 result,
                 server_sasl_creds,
+                sicily: None,
             })
         }),
         Just(ProtocolOp::UnbindRequest),
@@ -289,6 +290,7 @@ fn every_op_by_example() {
         ProtocolOp::BindResponse(BindResponse {
             result: r.clone(),
             server_sasl_creds: None,
+            sicily: None,
         }),
         ProtocolOp::UnbindRequest,
         ProtocolOp::SearchRequest(SearchRequest {

@@ -52,6 +52,7 @@ fn sasl_bind_and_response() {
         op: ProtocolOp::BindResponse(BindResponse {
             result: LdapResult::new(ResultCode::SASL_BIND_IN_PROGRESS, ""),
             server_sasl_creds: Some(vec![0xab, 0xcd]),
+            sicily: None,
         }),
         controls: vec![],
     };

@@ -145,6 +145,7 @@ fn response_op(request_tag: Option<u32>, result: LdapResult) -> ProtocolOp {
         Some(0) => ProtocolOp::BindResponse(BindResponse {
             result,
             server_sasl_creds: None,
+            sicily: None,
         }),
         Some(3) => ProtocolOp::SearchResultDone(result),
         Some(6) => ProtocolOp::ModifyResponse(result),
@@ -187,6 +188,8 @@ struct Conn {
     peer_cred: Option<(u32, u32)>,
     /// A GSS-SPNEGO bind in progress.
     sasl: Option<SpnegoServer>,
+    /// A Sicily NTLM bind in progress (its CHALLENGE sent).
+    sicily: Option<kauri_auth::ntlm::NtlmServer>,
     /// The security layer a bind just negotiated, installed once its response is out.
     new_layer: Option<Box<dyn SecurityLayer>>,
     /// Whether a SASL layer encrypts the connection (passwords may then travel on it, as
@@ -285,6 +288,7 @@ async fn run(
         immediate: Vec::new(),
         peer_cred,
         sasl: None,
+        sicily: None,
         new_layer: None,
         sealed: false,
         catalog,
@@ -526,7 +530,12 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::BindRequest(b) => {
-                let (result, server_sasl_creds) = self.bind(b.version, &b.name, &b.auth).await;
+                let (result, data) = self.bind(b.version, &b.name, &b.auth).await;
+                let (server_sasl_creds, sicily) = match data {
+                    Some(sasl::BindData::Sasl(c)) => (Some(c), None),
+                    Some(sasl::BindData::Sicily(d)) => (None, Some(d)),
+                    None => (None, None),
+                };
                 self.ctx.counters.finish(
                     OP_BIND,
                     result.code == ResultCode::SUCCESS,
@@ -538,6 +547,7 @@ impl Conn {
                     ProtocolOp::BindResponse(BindResponse {
                         result,
                         server_sasl_creds,
+                        sicily,
                     }),
                 ));
                 Next::Continue
@@ -836,10 +846,11 @@ impl Conn {
         version: i32,
         name: &str,
         auth: &BindAuth,
-    ) -> (LdapResult, Option<Vec<u8>>) {
+    ) -> (LdapResult, Option<sasl::BindData>) {
         // A new bind always starts from anonymous.
         self.identity = Identity::Anonymous;
         let continuing = std::mem::take(&mut self.sasl);
+        let sicily = std::mem::take(&mut self.sicily);
         if version != 3 {
             return (
                 LdapResult::new(ResultCode::PROTOCOL_ERROR, "only LDAPv3 is supported"),
@@ -852,10 +863,16 @@ impl Conn {
         } = auth
         {
             if mechanism.eq_ignore_ascii_case("GSS-SPNEGO") {
-                return self.spnego_bind(continuing, credentials.as_deref()).await;
+                let (result, creds) = self.spnego_bind(continuing, credentials.as_deref()).await;
+                return (result, creds.map(sasl::BindData::Sasl));
             }
         }
-        (self.single_step_bind(name, auth).await, None)
+        match auth {
+            BindAuth::SicilyDiscovery
+            | BindAuth::SicilyNegotiate(_)
+            | BindAuth::SicilyResponse(_) => self.sicily_bind(sicily, auth).await,
+            _ => (self.single_step_bind(name, auth).await, None),
+        }
     }
 
     async fn single_step_bind(&mut self, name: &str, auth: &BindAuth) -> LdapResult {
@@ -905,6 +922,12 @@ impl Conn {
                     format!("SASL mechanism {other} is not supported"),
                 ),
             },
+            // Answered by `sicily_bind`.
+            BindAuth::SicilyDiscovery
+            | BindAuth::SicilyNegotiate(_)
+            | BindAuth::SicilyResponse(_) => {
+                LdapResult::new(ResultCode::PROTOCOL_ERROR, "a Sicily bind out of place")
+            }
         }
     }
 

@@ -750,3 +750,29 @@ print('ok')
         "paging, names and metadata",
     );
 }
+
+/// python ldap3's NTLM bind (Sicily, MS-ADTS 5.1.1.1.3), unmodified: the same identity, token
+/// and refusals as any other bind.
+#[test]
+fn ldap3_binds_with_ntlm() {
+    ldap3(
+        r#"
+from ldap3 import NTLM
+def ntlm(pw):
+    return Connection(Server('127.0.0.1', port=PORT, get_info=None), user='SAMDOM\\Administrator', password=pw, authentication=NTLM, raise_exceptions=False)
+c = ntlm(PW)
+assert c.bind(), c.result
+assert c.extend.standard.who_am_i() == 'u:SAMDOM\\Administrator', c.extend.standard.who_am_i()
+c.search(BASE, '(sAMAccountName=Administrator)', attributes=['cn'])
+assert len(c.entries) == 1, c.entries
+c.search('', '(objectClass=*)', search_scope=SBASE, attributes=['tokenGroups'])
+sids = c.response[0]['raw_attributes']['tokenGroups']
+assert b'\x01\x02\x00\x00\x00\x00\x00\x05\x40\x00\x00\x00\x0a\x00\x00\x00' in sids, 'no NTLM authentication SID (S-1-5-64-10)'
+bad = ntlm('wrong')
+assert not bad.bind()
+assert 'data 52e' in bad.result['message'], bad.result
+print('ok')
+"#,
+        "ldap3 with NTLM",
+    );
+}

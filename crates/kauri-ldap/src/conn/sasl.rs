@@ -1,11 +1,11 @@
 //! The GSS-SPNEGO SASL bind: SPNEGO carrying NTLMSSP, verified against the domain's
 //! accounts with the same rules as a simple bind, and the security layer it negotiates.
 
-use kauri_auth::ntlm::{Authenticate, NtlmSettings, ServerNames};
+use kauri_auth::ntlm::{Authenticate, NtlmServer, NtlmSettings, ServerNames};
 use kauri_auth::spnego::{SpnegoServer, Step};
 use kauri_auth::{AuthError, SecurityLayer};
-use kauri_domain::directory::DomainInfo;
-use kauri_ldap_proto::{LdapResult, ResultCode};
+use kauri_domain::directory::{Account, DomainInfo};
+use kauri_ldap_proto::{BindAuth, LdapResult, ResultCode};
 
 use super::{Conn, Identity};
 
@@ -100,39 +100,18 @@ impl Conn {
             };
         }
         let mut accepted = None;
-        let mut why = None;
-        let outcome = self
-            .ctx
-            .dir
-            .authenticate_with(&bind_name(&auth, &info), &mut |secrets| match server
-                .accept(&auth, Some(secrets.nt_hash()))
-            {
-                Ok(done) => {
-                    accepted = Some(done);
-                    true
-                }
-                Err(e) => {
-                    why = Some(e);
-                    false
-                }
-            });
-        let outcome = match outcome {
-            Ok(o) => o,
-            Err(e) => return (crate::result::dir_result(&e), None),
+        let account = match self
+            .ntlm_account(&info, &auth, &mut |hash| {
+                server
+                    .accept(&auth, Some(hash))
+                    .map(|done| accepted = Some(done))
+            })
+            .await
+        {
+            Ok(a) => a,
+            Err(refusal) => return (refusal, None),
         };
-        self.record_bind(outcome.update).await;
-        let mut account = match outcome.result {
-            Ok(account) => account,
-            Err(failure) => {
-                if let Some(e) = &why {
-                    tracing::debug!(peer = %self.peer, error = %e, "NTLM logon refused");
-                }
-                return (
-                    LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.sasl_diagnostic()),
-                    None,
-                );
-            }
-        };
+        let mut account = account;
         let Some((out, session)) = accepted else {
             return (refused(&AuthError::OutOfSequence("account")), None);
         };
@@ -168,11 +147,133 @@ impl Conn {
             }
             None => {}
         }
-        // An NTLM logon's token names how it was made (NTLM Authentication, S-1-5-64-10).
-        if let Ok(ntlm) = kauri_domain::sid::Sid::parse("S-1-5-64-10") {
-            account.groups.push(ntlm);
-        }
+        add_ntlm_sid(&mut account);
         self.identity = Identity::Account(account);
         (LdapResult::success(), Some(out))
+    }
+
+    /// The account an NTLM AUTHENTICATE names, its proof checked by `proves` against the
+    /// account's NT hash, with a simple bind's account rules and bookkeeping; or the bind's
+    /// refusal.
+    async fn ntlm_account(
+        &mut self,
+        info: &DomainInfo,
+        auth: &Authenticate,
+        proves: &mut (dyn FnMut(&[u8; 16]) -> Result<(), AuthError> + Send),
+    ) -> Result<Account, LdapResult> {
+        let mut why = None;
+        let outcome = self
+            .ctx
+            .dir
+            .authenticate_with(&bind_name(auth, info), &mut |secrets| match proves(
+                secrets.nt_hash(),
+            ) {
+                Ok(()) => true,
+                Err(e) => {
+                    why = Some(e);
+                    false
+                }
+            });
+        let outcome = outcome.map_err(|e| crate::result::dir_result(&e))?;
+        self.record_bind(outcome.update).await;
+        outcome.result.map_err(|failure| {
+            if let Some(e) = &why {
+                tracing::debug!(peer = %self.peer, error = %e, "NTLM logon refused");
+            }
+            LdapResult::new(ResultCode::INVALID_CREDENTIALS, failure.sasl_diagnostic())
+        })
+    }
+
+    /// A Sicily bind (MS-ADTS 5.1.1.1.3), the NTLM binds of clients such as python's ldap3:
+    /// package discovery, then NEGOTIATE answered with the CHALLENGE (both in the response's
+    /// matchedDN field), then AUTHENTICATE. No security layer follows.
+    pub(super) async fn sicily_bind(
+        &mut self,
+        exchange: Option<NtlmServer>,
+        auth: &BindAuth,
+    ) -> (LdapResult, Option<BindData>) {
+        let Some(info) = self.ctx.dir.domain() else {
+            return (
+                LdapResult::new(ResultCode::AUTH_METHOD_NOT_SUPPORTED, "NTLM needs a domain"),
+                None,
+            );
+        };
+        match auth {
+            BindAuth::SicilyDiscovery => (
+                LdapResult::success(),
+                Some(BindData::Sicily(b"NTLM".to_vec())),
+            ),
+            BindAuth::SicilyNegotiate(negotiate) => {
+                let settings = NtlmSettings {
+                    channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
+                };
+                let mut server = match NtlmServer::new(server_names(&info), settings) {
+                    Ok(s) => s,
+                    Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
+                };
+                match server.challenge(negotiate) {
+                    Ok(challenge) => {
+                        self.sicily = Some(server);
+                        (LdapResult::success(), Some(BindData::Sicily(challenge)))
+                    }
+                    Err(e) => (refused(&e), None),
+                }
+            }
+            BindAuth::SicilyResponse(message) => {
+                let Some(server) = exchange else {
+                    return (refused(&AuthError::OutOfSequence("Sicily response")), None);
+                };
+                let parsed = match server.parse_authenticate(message) {
+                    Ok(a) => a,
+                    Err(e) => return (refused(&e), None),
+                };
+                if parsed.is_anonymous() {
+                    return (LdapResult::success(), None);
+                }
+                if self.ctx.cfg.require_strong_auth && !self.encrypted {
+                    return (
+                        LdapResult::new(
+                            ResultCode::STRONGER_AUTH_REQUIRED,
+                            "00002028: LdapErr: DSID-0C090259, comment: The server requires \
+                             binds to turn on integrity checking if SSL\\TLS are not already \
+                             active on the connection, data 0, v4563",
+                        ),
+                        None,
+                    );
+                }
+                let account = self
+                    .ntlm_account(&info, &parsed, &mut |hash| {
+                        server.verify(&parsed, hash).map(|_| ())
+                    })
+                    .await;
+                match account {
+                    Ok(mut account) => {
+                        add_ntlm_sid(&mut account);
+                        self.identity = Identity::Account(account);
+                        (LdapResult::success(), None)
+                    }
+                    Err(refusal) => (refusal, None),
+                }
+            }
+            _ => (
+                LdapResult::new(ResultCode::PROTOCOL_ERROR, "not a Sicily bind"),
+                None,
+            ),
+        }
+    }
+}
+
+/// What a bind response carries besides its result.
+pub(super) enum BindData {
+    /// SASL credentials for the client.
+    Sasl(Vec<u8>),
+    /// A Sicily answer, sent in the matchedDN field.
+    Sicily(Vec<u8>),
+}
+
+/// An NTLM logon's token names how it was made (NTLM Authentication, S-1-5-64-10).
+fn add_ntlm_sid(account: &mut Account) {
+    if let Ok(ntlm) = kauri_domain::sid::Sid::parse("S-1-5-64-10") {
+        account.groups.push(ntlm);
     }
 }
