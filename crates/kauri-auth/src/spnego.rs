@@ -34,7 +34,9 @@ struct ClientToken {
     mic: Option<Vec<u8>>,
 }
 
-fn parse_init(body: &[u8]) -> Result<ClientToken, AuthError> {
+/// The fields of a NegTokenInit (`init`: `[0]` is the mechanism list) or a NegTokenResp
+/// (`[0]` is the negotiation state, not needed here).
+fn parse_fields(body: &[u8], init: bool) -> Result<ClientToken, AuthError> {
     let seq = der::expect(body, 0x30, WHAT)?;
     let mut out = ClientToken::default();
     let mut rest = seq.body;
@@ -42,7 +44,7 @@ fn parse_init(body: &[u8]) -> Result<ClientToken, AuthError> {
         let f = der::read(rest, WHAT)?;
         rest = f.rest;
         match f.tag {
-            0xa0 => {
+            0xa0 if init => {
                 let list = der::expect(f.body, 0x30, WHAT)?;
                 out.mech_types_der = Some(f.body[..f.body.len() - list.rest.len()].to_vec());
                 let mut oids = list.body;
@@ -52,22 +54,6 @@ fn parse_init(body: &[u8]) -> Result<ClientToken, AuthError> {
                     oids = oid.rest;
                 }
             }
-            0xa2 => out.token = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
-            0xa3 => out.mic = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
-            _ => {}
-        }
-    }
-    Ok(out)
-}
-
-fn parse_resp(body: &[u8]) -> Result<ClientToken, AuthError> {
-    let seq = der::expect(body, 0x30, WHAT)?;
-    let mut out = ClientToken::default();
-    let mut rest = seq.body;
-    while !rest.is_empty() {
-        let f = der::read(rest, WHAT)?;
-        rest = f.rest;
-        match f.tag {
             0xa2 => out.token = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
             0xa3 => out.mic = Some(der::expect(f.body, 0x04, WHAT)?.body.to_vec()),
             _ => {}
@@ -89,10 +75,10 @@ fn parse_client(token: &[u8]) -> Result<(bool, ClientToken), AuthError> {
                 ));
             }
             let init = der::expect(oid.rest, 0xa0, WHAT)?;
-            Ok((true, parse_init(init.body)?))
+            Ok((true, parse_fields(init.body, true)?))
         }
-        0xa0 => Ok((true, parse_init(outer.body)?)),
-        0xa1 => Ok((false, parse_resp(outer.body)?)),
+        0xa0 => Ok((true, parse_fields(outer.body, true)?)),
+        0xa1 => Ok((false, parse_fields(outer.body, false)?)),
         t => Err(AuthError::malformed(
             WHAT,
             format!("unexpected tag {t:#04x}"),

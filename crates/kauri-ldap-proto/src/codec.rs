@@ -147,3 +147,70 @@ impl Encoder<LdapMessage> for LdapCodec {
         <Self as Encoder<&LdapMessage>>::encode(self, &msg, dst)
     }
 }
+
+/// A SASL security layer under LDAP's framing (RFC 4422 section 3.7): after a bind that
+/// negotiated one, every message travels as a 4-byte big-endian length and the layer's
+/// token. Servers and clients stack it between the socket and [`LdapCodec`].
+pub struct SaslFraming {
+    layer: Box<dyn kauri_auth::SecurityLayer>,
+    /// Unwrapped bytes waiting to be framed as LDAP messages.
+    plain: BytesMut,
+    max: usize,
+}
+
+impl SaslFraming {
+    /// Framing through `layer` for tokens up to `max` bytes.
+    pub fn new(layer: Box<dyn kauri_auth::SecurityLayer>, max: usize) -> SaslFraming {
+        SaslFraming {
+            layer,
+            plain: BytesMut::new(),
+            max,
+        }
+    }
+
+    /// Whether the layer encrypts, not only signs.
+    pub fn sealed(&self) -> bool {
+        self.layer.sealed()
+    }
+
+    /// The next LDAP message from `src`, unwrapping tokens as they complete. A token that
+    /// fails its check is a [`FrameError`]: the connection must close.
+    pub fn decode(
+        &mut self,
+        ldap: &mut LdapCodec,
+        src: &mut BytesMut,
+    ) -> Result<Option<Result<LdapMessage, DecodeError>>, FrameError> {
+        loop {
+            if let Some(item) = ldap.decode(&mut self.plain)? {
+                return Ok(Some(item));
+            }
+            let Some(head) = src.get(..4) else {
+                return Ok(None);
+            };
+            let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+            if len > self.max {
+                return Err(FrameError::TooLarge {
+                    size: len,
+                    max: self.max,
+                });
+            }
+            if src.len() < 4 + len {
+                src.reserve(4 + len - src.len());
+                return Ok(None);
+            }
+            let frame = src.split_to(4 + len);
+            let plain = self
+                .layer
+                .unwrap(&frame[4..])
+                .map_err(|e| FrameError::Malformed(format!("SASL security layer: {e}")))?;
+            self.plain.extend_from_slice(&plain);
+        }
+    }
+
+    /// Wraps one encoded message into `dst`.
+    pub fn wrap_into(&mut self, message: &[u8], dst: &mut BytesMut) {
+        let token = self.layer.wrap(message);
+        dst.extend_from_slice(&(token.len() as u32).to_be_bytes());
+        dst.extend_from_slice(&token);
+    }
+}

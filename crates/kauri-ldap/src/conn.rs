@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use futures_util::{SinkExt, StreamExt};
 use kauri_db::{Dn, Entry, Modification, ModifyOp, Rdn};
-use kauri_ldap_proto::codec::{FrameError, LdapCodec};
+use kauri_ldap_proto::codec::{FrameError, LdapCodec, SaslFraming};
 use kauri_ldap_proto::controls as ctl;
 use kauri_ldap_proto::decode::DecodeError;
 use kauri_ldap_proto::encode::encode_message;
@@ -50,11 +50,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 /// security layer, once a bind negotiated one, then LDAP's own framing.
 pub struct ServerCodec {
     ldap: LdapCodec,
-    /// The negotiated security layer: every message travels as a 4-byte big-endian length
-    /// and the layer's token.
-    layer: Option<Box<dyn SecurityLayer>>,
-    /// Unwrapped bytes waiting to be framed as LDAP messages.
-    plain: BytesMut,
+    sasl: Option<SaslFraming>,
     max: usize,
 }
 
@@ -63,15 +59,19 @@ impl ServerCodec {
     pub fn new(max: usize) -> ServerCodec {
         ServerCodec {
             ldap: LdapCodec::new(max),
-            layer: None,
-            plain: BytesMut::new(),
+            sasl: None,
             max,
         }
     }
 
+    /// Protects every message from now on with `layer`.
+    fn set_layer(&mut self, layer: Box<dyn SecurityLayer>) {
+        self.sasl = Some(SaslFraming::new(layer, self.max));
+    }
+
     /// Whether a SASL security layer protects the connection.
     pub fn has_layer(&self) -> bool {
-        self.layer.is_some()
+        self.sasl.is_some()
     }
 }
 
@@ -80,32 +80,9 @@ impl Decoder for ServerCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, FrameError> {
-        let Some(layer) = self.layer.as_mut() else {
-            return self.ldap.decode(src);
-        };
-        loop {
-            if let Some(item) = self.ldap.decode(&mut self.plain)? {
-                return Ok(Some(item));
-            }
-            let Some(head) = src.get(..4) else {
-                return Ok(None);
-            };
-            let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-            if len > self.max {
-                return Err(FrameError::TooLarge {
-                    size: len,
-                    max: self.max,
-                });
-            }
-            if src.len() < 4 + len {
-                src.reserve(4 + len - src.len());
-                return Ok(None);
-            }
-            let frame = src.split_to(4 + len);
-            let plain = layer
-                .unwrap(&frame[4..])
-                .map_err(|e| FrameError::Malformed(format!("SASL security layer: {e}")))?;
-            self.plain.extend_from_slice(&plain);
+        match self.sasl.as_mut() {
+            Some(sasl) => sasl.decode(&mut self.ldap, src),
+            None => self.ldap.decode(src),
         }
     }
 }
@@ -114,12 +91,8 @@ impl Encoder<Vec<u8>> for ServerCodec {
     type Error = std::io::Error;
 
     fn encode(&mut self, item: Vec<u8>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
-        match self.layer.as_mut() {
-            Some(layer) => {
-                let token = layer.wrap(&item);
-                dst.extend_from_slice(&(token.len() as u32).to_be_bytes());
-                dst.extend_from_slice(&token);
-            }
+        match self.sasl.as_mut() {
+            Some(sasl) => sasl.wrap_into(&item, dst),
             None => dst.extend_from_slice(&item),
         }
         Ok(())
@@ -357,7 +330,7 @@ async fn run(
                         // A bind's security layer starts after its response.
                         if let Some(layer) = conn.new_layer.take() {
                             conn.sealed = layer.sealed();
-                            framed.codec_mut().layer = Some(layer);
+                            framed.codec_mut().set_layer(layer);
                         }
                         match next {
                             Next::Continue => {}

@@ -420,29 +420,21 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     if req.base.is_empty() && req.scope == SearchScope::Base {
         // Asking for Netlogon makes the search an LDAP ping: the one attribute when the
         // filter names this DC's domain, no entry otherwise.
-        if crate::netlogon::wants_netlogon(&req.attributes) {
+        let entry = if crate::netlogon::wants_netlogon(&req.attributes) {
             let server = ctx
                 .cfg
                 .listen
                 .parse::<std::net::SocketAddr>()
                 .ok()
                 .map(|a| a.ip());
-            if let Some(blob) = crate::netlogon::answer(ctx, &req.filter, job.client, server) {
-                let entry = crate::netlogon::entry(ctx, &req.attributes, &job.identity, blob);
-                if !send(
-                    &job.out,
-                    encode_message(&LdapMessage {
-                        id: job.id,
-                        op: ProtocolOp::SearchResultEntry(entry),
-                        controls: Vec::new(),
-                    }),
-                ) {
-                    return Ok(None);
-                }
-            }
+            crate::netlogon::answer(ctx, &req.filter, job.client, server)
+                .map(|blob| crate::netlogon::entry(ctx, &req.attributes, &job.identity, blob))
+        } else {
+            Some(crate::rootdse::entry(ctx, &req.attributes, &job.identity))
+        };
+        let Some(entry) = entry else {
             return Ok(Some((LdapResult::success(), Vec::new())));
-        }
-        let entry = crate::rootdse::entry(ctx, &req.attributes, &job.identity);
+        };
         if !send(
             &job.out,
             encode_message(&LdapMessage {
