@@ -118,6 +118,8 @@ pub struct Ctx {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// The channel binding of the TLS certificate (checked in NTLM logons made over TLS).
     pub channel_binding: Option<[u8; 16]>,
+    /// Whether a global catalog port is served (LDAP pings announce it).
+    pub catalog_served: bool,
     /// Counters.
     pub counters: Counters,
     /// The subschema entry, rendered for the schema snapshot it was made from.

@@ -90,7 +90,12 @@ pub fn answer(
     server: Option<IpAddr>,
 ) -> Option<Vec<u8>> {
     let req = ping_request(filter)?;
-    match ctx.dir.ldap_ping(&req, client, server) {
+    let served = if ctx.catalog_served {
+        kauri_domain::directory::ping::ds_flags::GC
+    } else {
+        0
+    };
+    match ctx.dir.ldap_ping(&req, client, server, served) {
         Ok(v) => v,
         Err(e) => {
             tracing::debug!(error = %e, "LDAP ping not answered");

@@ -150,6 +150,7 @@ impl Server {
             writer,
             tls: Some(acceptor),
             channel_binding,
+            catalog_served: catalog.is_some() || catalog_tls.is_some(),
             counters: Counters::default(),
             subschema: parking_lot::Mutex::new(None),
             schema_source,

@@ -224,12 +224,15 @@ impl<B: Backend> Directory<B> {
     }
 
     /// Answers an LDAP ping: the `Netlogon` value, or `None` when this DC does not serve
-    /// the domain the ping names (no answer at all, as AD gives).
+    /// the domain the ping names (no answer at all, as AD gives). `served` adds the DS
+    /// flags of the services the server runs besides LDAP ([`ds_flags::GC`],
+    /// [`ds_flags::KDC`]).
     pub fn ldap_ping(
         &self,
         req: &PingRequest,
         client: Option<IpAddr>,
         server: Option<IpAddr>,
+        served: u32,
     ) -> DirResult<Option<Vec<u8>>> {
         let Some(domain) = self.domain() else {
             return Ok(None);
@@ -297,7 +300,8 @@ impl<B: Backend> Directory<B> {
             | WS
             | DS_8
             | DS_9
-            | DS_10;
+            | DS_10
+            | (served & (GC | KDC));
         // A client outside every subnet is served as if in this DC's site (AD's answer
         // for a DC in a single-site forest).
         if client_site.is_empty() || client_site.eq_ignore_ascii_case(&dc_site) {
