@@ -233,6 +233,60 @@ fn samba_tool_binds_with_ntlm_and_seals_or_signs() {
         &["domain", "passwordsettings", "pso", "show-user", "bob"]
     )
     .contains("pso1"));
+    assert!(tool(
+        "seal",
+        &["domain", "passwordsettings", "pso", "show", "pso1"]
+    )
+    .contains("Minimum password length: 10"));
+    // The domain's own settings, read and changed.
+    assert!(tool("seal", &["domain", "passwordsettings", "show"]).contains("Password complexity"));
+    tool(
+        "seal",
+        &["domain", "passwordsettings", "set", "--min-pwd-length=9"],
+    );
+    assert!(tool("sign", &["domain", "passwordsettings", "show"])
+        .contains("Minimum password length: 9"));
+    // Groups, OUs and computers.
+    tool("seal", &["group", "add", "Crew"]);
+    assert!(tool("sign", &["group", "list"])
+        .lines()
+        .any(|l| l == "Crew"));
+    tool("seal", &["group", "addmembers", "Crew", "bob"]);
+    tool("seal", &["group", "removemembers", "Crew", "bob"]);
+    assert!(!tool("sign", &["group", "listmembers", "Crew"])
+        .lines()
+        .any(|l| l == "bob"));
+    tool("seal", &["ou", "create", "OU=Fleet"]);
+    assert!(tool("sign", &["ou", "list"])
+        .lines()
+        .any(|l| l == "OU=Fleet"));
+    tool("seal", &["computer", "create", "ship1"]);
+    assert!(tool("sign", &["computer", "list"])
+        .lines()
+        .any(|l| l == "ship1$"));
+    tool("seal", &["computer", "delete", "ship1"]);
+    tool("seal", &["ou", "delete", "OU=Fleet"]);
+    tool("seal", &["group", "delete", "Crew"]);
+    // Password hashes never leave the server, even to an administrator on a sealed
+    // connection (`samba-tool user getpassword` reads them from a local database only).
+    let secrets = Command::new("ldbsearch")
+        .args(["-H", &url, "--configfile"])
+        .arg(&conf)
+        .arg(format!("-UAdministrator%{PASSWORD}"))
+        .args(["-b", "DC=samdom,DC=example,DC=com", "(sAMAccountName=bob)"])
+        .args([
+            "unicodePwd",
+            "supplementalCredentials",
+            "dBCSPwd",
+            "sAMAccountName",
+        ])
+        .output()
+        .expect("run ldbsearch");
+    let text = String::from_utf8_lossy(&secrets.stdout);
+    assert!(text.contains("sAMAccountName: bob"), "{text}");
+    for secret in ["unicodePwd", "supplementalCredentials", "dBCSPwd"] {
+        assert!(!text.contains(secret), "{secret} read: {text}");
+    }
     // The new user binds with NTLM too; a wrong password is AD's 52e.
     let bob = |pass: &str| {
         Command::new("samba-tool")
