@@ -42,6 +42,7 @@ pub struct NtlmClient {
     nt_hash: [u8; 16],
     flags: u32,
     negotiate: Vec<u8>,
+    target: Option<String>,
 }
 
 impl NtlmClient {
@@ -59,7 +60,14 @@ impl NtlmClient {
             nt_hash: nt_hash(password),
             flags,
             negotiate: Vec::new(),
+            target: None,
         }
+    }
+
+    /// Names the service the logon is meant for (`MsvAvTargetName`, e.g. `ldap/dc1.example`).
+    pub fn target(mut self, spn: &str) -> NtlmClient {
+        self.target = Some(spn.to_string());
+        self
     }
 
     /// The NEGOTIATE message.
@@ -105,6 +113,9 @@ impl NtlmClient {
         pairs
             .0
             .push((av::FLAGS, AV_FLAG_MIC.to_le_bytes().to_vec()));
+        if let Some(spn) = &self.target {
+            pairs.0.push((av::TARGET_NAME, utf16(spn)));
+        }
         let mut blob = vec![1, 1, 0, 0, 0, 0, 0, 0];
         blob.extend_from_slice(&time);
         blob.extend_from_slice(&random::<8>()?);
@@ -166,6 +177,32 @@ mod tests {
             dns_domain: "samdom.example.com".into(),
             dns_computer: "dc1.samdom.example.com".into(),
             dns_tree: "samdom.example.com".into(),
+        }
+    }
+
+    #[test]
+    fn a_logon_meant_for_another_server_is_refused() {
+        let settings = NtlmSettings {
+            channel_binding: None,
+            target_hosts: vec!["dc1.samdom.example.com".into(), "DC1".into()],
+        };
+        for (spn, accepted) in [
+            ("ldap/dc1.samdom.example.com", true),
+            ("ldap/DC1", true),
+            ("ldap/127.0.0.1", true),
+            ("ldap/localhost:389", true),
+            ("cifs/fileserver.samdom.example.com", false),
+        ] {
+            let mut client = NtlmClient::new("alice", "SAMDOM", "pw", true).target(spn);
+            let mut server = NtlmServer::new(names(), settings.clone()).unwrap();
+            let challenge = server.challenge(&client.negotiate()).unwrap();
+            let (auth, _) = client.authenticate(&challenge).unwrap();
+            let parsed = server.parse_authenticate(&auth).unwrap();
+            assert_eq!(
+                server.verify(&parsed, &nt_hash("pw")).is_ok(),
+                accepted,
+                "{spn}"
+            );
         }
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod av {
     pub const DNS_TREE_NAME: u16 = 5;
     pub const FLAGS: u16 = 6;
     pub const TIMESTAMP: u16 = 7;
+    pub const TARGET_NAME: u16 = 9;
     pub const CHANNEL_BINDINGS: u16 = 10;
 }
 

@@ -19,6 +19,11 @@ pub struct NtlmSettings {
     /// The channel binding hash (MD5 of `gss_channel_bindings_struct`) of the TLS channel
     /// the exchange runs in, checked against the one a client sends.
     pub channel_binding: Option<[u8; 16]>,
+    /// The host names this server answers to. A client that names its target
+    /// (`MsvAvTargetName`, `service/host`) must name one of them, or an address, or
+    /// `localhost`: a logon meant for another server and relayed here is refused. Empty:
+    /// no check.
+    pub target_hosts: Vec<String>,
 }
 
 /// A successful verification.
@@ -99,6 +104,23 @@ impl NtlmServer {
         Ok(msg)
     }
 
+    /// Whether an SPN (`service/host[:port][/name]`) names this server.
+    fn names_us(&self, spn: &str) -> bool {
+        let mut parts = spn.split('/');
+        let _service = parts.next();
+        let Some(host) = parts.next() else {
+            return false;
+        };
+        let host = host.split(':').next().unwrap_or(host);
+        host.eq_ignore_ascii_case("localhost")
+            || host.parse::<std::net::IpAddr>().is_ok()
+            || self
+                .settings
+                .target_hosts
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(host))
+    }
+
     /// Reads an AUTHENTICATE message (the caller then finds the account it names).
     pub fn parse_authenticate(&self, msg: &[u8]) -> Result<Authenticate, AuthError> {
         if self.challenge_msg.is_none() {
@@ -177,6 +199,20 @@ impl NtlmServer {
                 return Err(AuthError::LogonFailure(
                     "the message integrity code is wrong".into(),
                 ));
+            }
+        }
+        if let Some(target) = pairs.get(av::TARGET_NAME) {
+            if !self.settings.target_hosts.is_empty() {
+                let units: Vec<u16> = target
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect();
+                let spn = String::from_utf16_lossy(&units);
+                if !spn.is_empty() && !self.names_us(&spn) {
+                    return Err(AuthError::LogonFailure(format!(
+                        "the logon was meant for {spn}, not this server"
+                    )));
+                }
             }
         }
         if let Some(cb) = pairs.get(av::CHANNEL_BINDINGS) {

@@ -54,6 +54,20 @@ fn refused(e: &AuthError) -> LdapResult {
 }
 
 impl Conn {
+    /// What an NTLM logon on this connection is checked against: the TLS channel's binding
+    /// (over plain TCP there is no channel), and the names this DC answers to.
+    fn ntlm_settings(&self, info: &DomainInfo) -> NtlmSettings {
+        let names = server_names(info);
+        let mut target_hosts = vec![names.dns_computer, names.netbios_computer, names.dns_domain];
+        if !self.ctx.cfg.dns_host_name.is_empty() {
+            target_hosts.push(self.ctx.cfg.dns_host_name.clone());
+        }
+        NtlmSettings {
+            channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
+            target_hosts,
+        }
+    }
+
     /// One step of a GSS-SPNEGO bind: the exchange so far (if any) and the client's token.
     pub(super) async fn spnego_bind(
         &mut self,
@@ -71,13 +85,7 @@ impl Conn {
         };
         let mut server = match continuing {
             Some(s) => s,
-            None => match SpnegoServer::new(
-                server_names(&info),
-                NtlmSettings {
-                    // A logon over TLS may be bound to it; over plain TCP there is no channel.
-                    channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
-                },
-            ) {
+            None => match SpnegoServer::new(server_names(&info), self.ntlm_settings(&info)) {
                 Ok(s) => s,
                 Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
             },
@@ -204,13 +212,11 @@ impl Conn {
                 Some(BindData::Sicily(b"NTLM".to_vec())),
             ),
             BindAuth::SicilyNegotiate(negotiate) => {
-                let settings = NtlmSettings {
-                    channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
-                };
-                let mut server = match NtlmServer::new(server_names(&info), settings) {
-                    Ok(s) => s,
-                    Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
-                };
+                let mut server =
+                    match NtlmServer::new(server_names(&info), self.ntlm_settings(&info)) {
+                        Ok(s) => s,
+                        Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
+                    };
                 match server.challenge(negotiate) {
                     Ok(challenge) => {
                         self.sicily = Some(server);
