@@ -476,10 +476,11 @@ fn filter_at(tag: Tag, content: &[u8], depth: usize) -> R<Filter> {
             Filter::Present(attr_desc(content)?)
         }
         F_SUBSTRINGS => match substrings(&mut r)? {
-            // A substring assertion without components (RFC 4511 wants one at least) is
-            // what AD answers as a presence test; Samba's torture suite sends one.
+            // A substring assertion without components (RFC 4511 wants one at least)
+            // matches nothing, as AD answers it (an empty search, not an error); Samba's
+            // torture suite sends one.
             s if s.initial.is_none() && s.any.is_empty() && s.final_.is_none() => {
-                Filter::Present(s.attr)
+                Filter::Or(Vec::new())
             }
             s => Filter::Substrings(s),
         },

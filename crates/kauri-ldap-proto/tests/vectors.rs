@@ -174,10 +174,10 @@ fn substring_order_rules() {
     assert!(decode_filter(&hex("a4 0b 04 01 78 30 06 82 01 61 81 01 62")).is_err());
     // two finals
     assert!(decode_filter(&hex("a4 0b 04 01 78 30 06 82 01 61 82 01 62")).is_err());
-    // no components: AD takes it as a presence test
+    // no components: AD matches nothing with it (absolute false)
     assert_eq!(
         decode_filter(&hex("a4 05 04 01 78 30 00")).unwrap(),
-        Filter::Present("x".into())
+        Filter::Or(Vec::new())
     );
     // unknown component
     assert!(decode_filter(&hex("a4 08 04 01 78 30 03 83 01 61")).is_err());

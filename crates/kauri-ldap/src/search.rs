@@ -993,7 +993,14 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
                     _ => None,
                 })
                 .collect();
-            format!("ldap://{}/{}", host.join("."), text)
+            // A one-level search reaches only the subordinate context's head: its reference
+            // asks for a base search there (RFC 4511 4.5.3).
+            let scope = if matches!(scope, Scope::OneLevel) {
+                "??base"
+            } else {
+                ""
+            };
+            format!("ldap://{}/{}{scope}", host.join("."), text)
         })
         .collect()
 }
