@@ -718,6 +718,21 @@ impl Conn {
                         .ctx
                         .parse_dn(&extdn::plain_dn(&self.ctx, &r.dn))
                         .map_err(|e| bad("DN", e))?;
+                    if self.ctx.dir.domain().is_some() {
+                        if r.new_rdn.is_empty() {
+                            return Err(LdapResult::new(
+                                ResultCode::PROTOCOL_ERROR,
+                                "00002021: the new RDN is empty",
+                            ));
+                        }
+                        if kauri_db::Dn::parse(&r.new_rdn).is_ok_and(|d| d.rdns().len() > 1) {
+                            return Err(LdapResult::new(
+                                ResultCode::NAMING_VIOLATION,
+                                "00002037: NameErr: DSID-0305109C, problem 2005 \
+                                 (NAMING_VIOLATION), data 0: the new RDN holds several RDNs",
+                            ));
+                        }
+                    }
                     let new_rdn =
                         Rdn::parse(&r.new_rdn).map_err(|e| bad("new RDN", e.to_string()))?;
                     // AD: a new RDN without a value is a naming violation.
@@ -1329,7 +1344,8 @@ impl Conn {
         if !known || changes.is_empty() {
             return LdapResult::new(
                 ResultCode::UNWILLING_TO_PERFORM,
-                "the root DSE accepts schemaUpdateNow only",
+                "00002035: SvcErr: DSID-0315139D, problem 5003 (WILL_NOT_PERFORM), data 0: the \
+                 root DSE accepts schemaUpdateNow only",
             );
         }
         if !self.identity.is_admin() {

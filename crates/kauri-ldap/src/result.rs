@@ -10,5 +10,9 @@ pub fn db_result(e: &DbError) -> LdapResult {
 
 /// The LDAP result a client receives for a refused or failed directory operation.
 pub fn dir_result(e: &kauri_domain::directory::DirError) -> LdapResult {
-    LdapResult::new(ResultCode(e.ldap_result_code()), e.to_string())
+    let mut r = LdapResult::new(ResultCode(e.ldap_result_code()), e.to_string());
+    if let kauri_domain::directory::DirError::Referral { url, .. } = e {
+        r.referral = vec![url.clone()];
+    }
+    r
 }

@@ -659,8 +659,11 @@ assert code(c) == 65, c.result
 # A range that ends before it starts gets nothing, and the server carries on.
 c.search('CN=Domain Admins,CN=Users,' + BASE, '(objectClass=*)', search_scope=SBASE, attributes=['member;range=5-3'])
 assert code(c) == 0, c.result
-# Naming-context heads do not move or change name; nothing moves to another partition.
+# Naming-context heads do not move or change name (a new name above the contexts held here
+# has no parent object: AD's other, 80); nothing moves to another partition.
 c.modify_dn(BASE, 'DC=other')
+assert code(c) == 80, c.result
+c.modify_dn(BASE, 'DC=other', new_superior='CN=Users,' + BASE)
 assert code(c) == 53, c.result
 c.modify_dn(dn, 'CN=Quinn', new_superior='CN=Configuration,' + BASE)
 assert code(c) == 71, c.result

@@ -501,6 +501,44 @@ pub(crate) fn check_values(def: &AttributeDef, values: &[Vec<u8>]) -> DirResult<
     Ok(())
 }
 
+/// A new object's name must fall in a naming context this DC holds: the root DSE is none
+/// (namingViolation, as AD's ROOT_MUST_BE_NC), and a name whose parent lies above every
+/// held context gets AD's referral to where that name lives.
+fn check_held(domain: &super::DomainInfo, dn: &Dn) -> DirResult<()> {
+    let Some(parent) = dn.parent() else {
+        return Err(DirError::NamingViolation(
+            "0000206D: NameErr: DSID-0305109C, problem 2005 (NAMING_VIOLATION), data 0, best \
+             match of:\n\t''\n"
+                .into(),
+        ));
+    };
+    let held = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
+        .into_iter()
+        .any(|nc| parent == *nc || parent.is_descendant_of(nc));
+    if held {
+        return Ok(());
+    }
+    let host: Vec<&str> = dn
+        .rdns()
+        .iter()
+        .filter_map(|r| match r.avas() {
+            [a] if a.attr.eq_ignore_ascii_case("dc") => Some(a.value.as_str()),
+            _ => None,
+        })
+        .collect();
+    let host = if host.is_empty() {
+        domain.dns_name.clone()
+    } else {
+        host.join(".")
+    };
+    Err(DirError::Referral {
+        message: format!(
+            "0000202B: RefErr: DSID-0310082F, data 0, 1 access points\n\tref 1: '{host}'\n"
+        ),
+        url: format!("ldap://{host}/{dn}"),
+    })
+}
+
 impl<B: Backend> Directory<B> {
     /// Adds an entry for a request (see the module docs); returns its id.
     pub(crate) fn add(
@@ -511,6 +549,9 @@ impl<B: Backend> Directory<B> {
         entry: Entry,
     ) -> DirResult<u64> {
         Access::of(&req.caller).may_change_tree()?;
+        if let Some(domain) = self.domain() {
+            check_held(&domain, &entry.dn)?;
+        }
         self.add_entry(w, req, snap, entry, false)
     }
 

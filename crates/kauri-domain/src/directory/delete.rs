@@ -136,7 +136,7 @@ impl<B: Backend> Directory<B> {
                     .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
                 {
                     return Err(DirError::UnwillingToPerform(format!(
-                        "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
+                        "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
                          system object and cannot be removed by a tree delete",
                         w.dn_of(victim)?
                     )));
@@ -163,7 +163,7 @@ impl<B: Backend> Directory<B> {
     ) -> DirResult<()> {
         let refuse = |why: &str| {
             Err(DirError::UnwillingToPerform(format!(
-                "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} {why}"
+                "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} {why}"
             )))
         };
         if domain.ntds_settings.as_ref() == Some(dn) {
@@ -209,7 +209,7 @@ impl<B: Backend> Directory<B> {
         if let Some(rid) = rid {
             if rid < 1000 {
                 return Err(DirError::Other(format!(
-                    "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a well-known \
+                    "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a well-known \
                      security principal of the domain and cannot be deleted"
                 )));
             }
@@ -252,7 +252,7 @@ impl<B: Backend> Directory<B> {
             .any(|nc| **nc == dn);
         if !system && (flags & FLAG_DISALLOW_DELETE != 0 || is_head) {
             return Err(DirError::UnwillingToPerform(format!(
-                "00002105: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a system object \
+                "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a system object \
                  that cannot be deleted"
             )));
         }
@@ -466,6 +466,20 @@ impl<B: Backend> Directory<B> {
         }
         let heads = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn];
         if heads.contains(&dn) {
+            // A destination above every naming context held has no parent object here
+            // (AD's DIR_ERROR); anywhere else the head just does not move.
+            let target = new_parent.cloned().or_else(|| dn.parent());
+            let held = target.as_ref().is_some_and(|t| {
+                [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
+                    .into_iter()
+                    .any(|nc| t == nc || t.is_descendant_of(nc))
+            });
+            if !held {
+                return Err(DirError::Other(format!(
+                    "00002089: UpdErr: DSID-031B0CE7, problem 5012 (DIR_ERROR), data 2: no \
+                     parent object for {new_rdn} above the naming contexts held here"
+                )));
+            }
             return refuse("is the head of a naming context");
         }
         if domain.deleted_objects_of(dn).as_ref() == Some(dn) {

@@ -60,6 +60,15 @@ pub enum DirError {
     /// A name that cannot be, e.g. a naming attribute stated unlike the DN (34).
     #[error("{0}")]
     InvalidDnSyntax(String),
+    /// A name above every naming context this DC holds: a referral to the server that
+    /// holds it (10), with its URL.
+    #[error("{message}")]
+    Referral {
+        /// What the client reads.
+        message: String,
+        /// Where to ask instead.
+        url: String,
+    },
     /// A password change gave the wrong old password (19); it counts as a bad password
     /// for the account's lockout.
     #[error("{message}")]
@@ -94,6 +103,7 @@ impl DirError {
             DirError::AffectsMultipleDsas(_) => 71,
             DirError::NotAllowedOnRdn(_) => 67,
             DirError::WrongPassword { .. } => 19,
+            DirError::Referral { .. } => 10,
         }
     }
 }

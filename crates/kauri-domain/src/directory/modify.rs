@@ -35,7 +35,9 @@ impl<B: Backend> Directory<B> {
         // AD refuses a modify that changes nothing before it looks for the object.
         if mods.is_empty() && !req.caller.is_system() {
             return Err(DirError::UnwillingToPerform(
-                "000020EF: a modify request needs at least one change".into(),
+                "00000057: LdapErr: DSID-0C090C78, comment: a modify request needs at least one \
+                 change, data 0, v4563"
+                    .into(),
             ));
         }
         let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
