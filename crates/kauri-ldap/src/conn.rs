@@ -318,6 +318,13 @@ async fn run(
                             }
                         }
                     }
+                    // Message id 0 belongs to the server's unsolicited notifications (RFC 4511
+                    // 4.1.1.1): a client that sends it is not speaking LDAP.
+                    Ok(Ok(m)) if m.id == 0 => {
+                        conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, "message id 0 is reserved for unsolicited notifications")).await;
+                        break;
+                    }
                     Ok(Ok(m)) => {
                         let Some(p) = permit.take() else { continue };
                         let next = conn.dispatch(m, p).await;

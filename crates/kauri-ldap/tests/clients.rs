@@ -456,6 +456,18 @@ fn hostile_bytes_close_one_connection_and_nothing_else() {
         got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
         "{got:?}"
     );
+    // An anonymous bind under message id 0, which RFC 4511 reserves for the
+    // server's notifications: a notice of disconnection, not an answer.
+    let mut zero = TcpStream::connect(&addr).unwrap();
+    zero.write_all(&[
+        0x30, 0x0c, 0x02, 0x01, 0x00, 0x60, 0x07, 0x02, 0x01, 0x03, 0x04, 0x00, 0x80, 0x00,
+    ])
+    .unwrap();
+    let got = read_until_closed(zero);
+    assert!(
+        got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
+        "{got:?}"
+    );
     // A message that frames but does not decode: protocolError under its id, and the
     // connection keeps working.
     let mut bad = TcpStream::connect(&addr).unwrap();
