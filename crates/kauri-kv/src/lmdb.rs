@@ -166,6 +166,84 @@ fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to).saturating_mul(to)
 }
 
+/// LMDB's meta page magic.
+const MDB_MAGIC: u32 = 0xBEEF_C0DE;
+
+/// Checks an existing `data.mdb` against its own meta pages (LMDB's layout: two meta pages at
+/// the start, each holding the page size in the free-space tree's `md_pad`, the last page in
+/// use and a transaction id; the newer one is current): the file must be at least as long as
+/// the pages the current meta page says are used. A missing file is a new store and passes.
+fn check_data_file(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(());
+    };
+    let len = meta.len();
+    if len == 0 {
+        return Err(format!(
+            "{} is empty: a database file is never empty; restore it from a backup",
+            path.display()
+        ));
+    }
+    let mut head = vec![0u8; 16 * 1024];
+    let mut f = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    head.truncate(got);
+    let u32_at = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    };
+    let u64_at = |b: &[u8], at: usize| {
+        b.get(at..at + 8).map(|s| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(s);
+            u64::from_le_bytes(a)
+        })
+    };
+    // The meta structure follows the 16-byte page header: magic, version, address,
+    // map size, the two database records (48 bytes each), the last page, the txn id.
+    let meta_at = |page: usize| -> Option<(u64, u64, u64)> {
+        let m = page + 16;
+        if u32_at(&head, m)? != MDB_MAGIC {
+            return None;
+        }
+        let psize = u64::from(u32_at(&head, m + 24)?);
+        let last_pg = u64_at(&head, m + 24 + 96)?;
+        let txnid = u64_at(&head, m + 24 + 104)?;
+        Some((psize, last_pg, txnid))
+    };
+    let Some((psize, _, _)) = meta_at(0) else {
+        return Err(format!(
+            "{} is not an LMDB database (no meta page at its start)",
+            path.display()
+        ));
+    };
+    if !(512..=65536).contains(&psize) {
+        return Err(format!("{}: implausible page size {psize}", path.display()));
+    }
+    let second = usize::try_from(psize).unwrap_or(usize::MAX);
+    let current = match meta_at(second) {
+        Some(b) if b.2 > meta_at(0).map_or(0, |a| a.2) => b,
+        _ => meta_at(0).unwrap_or((psize, 0, 0)),
+    };
+    let needed = current.1.saturating_add(1).saturating_mul(psize);
+    if len < needed {
+        return Err(format!(
+            "{} is truncated: {len} bytes where its meta page says {needed} are in use; \
+             restore it from a backup",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
 impl LmdbBackend {
     /// Opens (creating it if needed) the store in `dir` with the given tables.
     pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<LmdbBackend> {
@@ -174,6 +252,9 @@ impl LmdbBackend {
             reason,
         };
         fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
+        // A damaged file must be refused before LMDB maps it: reading past the end of a
+        // truncated map kills the process with SIGBUS.
+        check_data_file(&dir.join("data.mdb")).map_err(open_err)?;
         let max_dbs = u32::try_from(tables.len())
             .map_err(|_| open_err("too many tables".into()))?
             .saturating_add(1);

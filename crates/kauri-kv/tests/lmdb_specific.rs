@@ -451,3 +451,45 @@ fn snapshots_after_an_empty_commit_are_immediate() {
     }
     assert_eq!(kauri_kv::Backend::info(&b).unwrap().snapshot_retakes, 0);
 }
+
+/// A damaged `data.mdb` — truncated to half, to its two meta pages, emptied, or not LMDB at
+/// all — is refused with an error naming the file, before LMDB maps it (reading past the end
+/// of a truncated map would kill the process with SIGBUS). The whole file still opens.
+#[test]
+fn damaged_files_are_refused_before_they_are_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    {
+        let b = LmdbBackend::open(&path, TABLES, options_small()).unwrap();
+        let mut w = b.write().unwrap();
+        for i in 0..5000u32 {
+            w.put(DATA, &i.to_be_bytes(), &[7u8; 200]).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let file = path.join("data.mdb");
+    let whole = std::fs::read(&file).unwrap();
+    assert!(LmdbBackend::open(&path, TABLES, options_small()).is_ok());
+    for (what, bytes) in [
+        ("half", whole[..whole.len() / 2].to_vec()),
+        ("meta pages only", whole[..8192].to_vec()),
+        ("empty", Vec::new()),
+        ("not LMDB", vec![0x55; 64 * 1024]),
+    ] {
+        std::fs::write(&file, &bytes).unwrap();
+        match LmdbBackend::open(&path, TABLES, options_small()) {
+            Ok(_) => panic!("{what}: opened"),
+            Err(e) => assert!(e.to_string().contains("data.mdb"), "{what}: {e}"),
+        }
+    }
+    std::fs::write(&file, &whole).unwrap();
+    let b = LmdbBackend::open(&path, TABLES, options_small()).unwrap();
+    assert_eq!(
+        b.read()
+            .unwrap()
+            .range(DATA, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+            .unwrap()
+            .count(),
+        5000
+    );
+}

@@ -325,7 +325,15 @@ fn domain_directory(
         None
     };
     let (db, schema) = open_domain_db_with(data, fallback)?;
-    Ok(Arc::new(Directory::new(Arc::new(db), schema, key)?))
+    let dir = Directory::new(Arc::new(db), schema, key)?;
+    if dir.domain().is_none() {
+        bail!(
+            "{} holds a domain (domain.json) but its database holds none; restore it from a \
+             backup (`kauri domain backup restore`)",
+            data.display()
+        );
+    }
+    Ok(Arc::new(dir))
 }
 
 /// A domain's database, configured by the schema stored in its Schema NC.
@@ -334,6 +342,17 @@ pub fn open_domain_db(data: &Path) -> Result<Db<LmdbBackend>> {
 }
 
 fn open_domain_db_with(data: &Path, fallback: Schema) -> Result<(Db<LmdbBackend>, Schema)> {
+    // A domain folder's database is never created here: opening a missing one would start
+    // an empty directory beside the domain's key and description.
+    let file = db_dir(data).join("data.mdb");
+    if !file.exists() {
+        bail!(
+            "{} holds a domain (domain.json) but its database {} is missing; restore it from \
+             a backup (`kauri domain backup restore`)",
+            data.display(),
+            file.display()
+        );
+    }
     let db = Db::open_lmdb_deferred(&db_dir(data), fallback.db_config(), LmdbOptions::default())
         .with_context(|| format!("opening the database in {}", db_dir(data).display()))?;
     let schema = stored_schema(&db)

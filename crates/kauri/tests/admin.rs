@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, json, ok, provision, serve, whoami, DOMAIN, PASSWORD};
+use common::{fails, json, kauri, ok, provision, serve, whoami, DOMAIN, PASSWORD};
 
 /// Runs one scenario against a target given by `target` (the -H and credential
 /// arguments); `check_bind` tries a password with a real LDAP client.
@@ -316,4 +316,51 @@ fn remote_targets_refuse_what_they_cannot_trust_or_authenticate() {
         .unwrap()
         .iter()
         .any(|u| u["sAMAccountName"] == "Administrator"));
+}
+
+/// A domain folder whose database is damaged or gone: `dbcheck` and `serve` stop with an
+/// error naming the file — no SIGBUS on a truncated map, no new empty database beside the
+/// domain's key, nothing written to what is being checked.
+#[test]
+fn a_damaged_or_missing_domain_database_is_an_error_not_a_new_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = provision(dir.path(), "damaged");
+    let file = data.join("db").join("data.mdb");
+    let whole = std::fs::read(&file).unwrap();
+    let data_arg = data.to_str().unwrap();
+    for (what, bytes) in [
+        ("truncated to half", Some(whole[..whole.len() / 2].to_vec())),
+        ("cut to 8 KiB", Some(whole[..8192].to_vec())),
+        ("emptied", Some(Vec::new())),
+        ("removed", None),
+    ] {
+        match &bytes {
+            Some(b) => std::fs::write(&file, b).unwrap(),
+            None => std::fs::remove_file(&file).unwrap(),
+        }
+        for args in [
+            vec!["dbcheck", "--data", data_arg],
+            vec![
+                "serve",
+                "--data",
+                data_arg,
+                "--listen",
+                "127.0.0.1:0",
+                "--listen-tls",
+                "",
+            ],
+        ] {
+            let out = kauri(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{what}, {args:?}: {err}");
+            assert!(err.contains("data.mdb"), "{what}, {args:?}: {err}");
+        }
+        // What was there is left as it was: no new database, nothing rewritten.
+        match &bytes {
+            Some(b) => assert_eq!(&std::fs::read(&file).unwrap(), b, "{what}"),
+            None => assert!(!file.exists(), "{what}: a new database was created"),
+        }
+    }
+    std::fs::write(&file, &whole).unwrap();
+    ok(&["dbcheck", "--data", data_arg]);
 }
