@@ -47,6 +47,30 @@ pub const BATCH_BUCKETS: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 pub struct Writer {
     tx: std::sync::mpsc::SyncSender<Job>,
     stats: Arc<WriterStats>,
+    thread: Arc<parking_lot::Mutex<Option<std::thread::JoinHandle<()>>>>,
+}
+
+/// Waits for the writer thread to finish what it was given: it ends once every [`Writer`]
+/// handle is gone, after committing the batch in hand.
+pub struct WriterDone(Arc<parking_lot::Mutex<Option<std::thread::JoinHandle<()>>>>);
+
+impl WriterDone {
+    /// Waits up to `limit` for the writer thread to end (a search still running on a
+    /// blocking thread keeps a handle alive until it finishes); true when it has.
+    pub fn wait(self, limit: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        let Some(t) = self.0.lock().take() else {
+            return true;
+        };
+        while !t.is_finished() {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = t.join();
+        true
+    }
 }
 
 impl Writer {
@@ -55,10 +79,19 @@ impl Writer {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(4096);
         let stats = Arc::new(WriterStats::default());
         let s = stats.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("kauri-writer".into())
             .spawn(move || run(&dir, &rx, max_batch.max(1), &s))?;
-        Ok(Writer { tx, stats })
+        Ok(Writer {
+            tx,
+            stats,
+            thread: Arc::new(parking_lot::Mutex::new(Some(thread))),
+        })
+    }
+
+    /// What to wait on for the writer's last commit, once the server is dropped.
+    pub fn done(&self) -> WriterDone {
+        WriterDone(self.thread.clone())
     }
 
     /// Submits a change and waits until it is committed (or refused).

@@ -68,8 +68,10 @@ pub fn serve(o: &Overrides) -> Result<()> {
             d.domain_dn
         );
     }
-    runtime()?.block_on(async move {
+    let rt = runtime()?;
+    let writer_done = rt.block_on(async move {
         let server = Server::bind(cfg, dir, source).await?;
+        let writer_done = server.ctx().writer.done();
         eprintln!("kauri: serving ldap://{}", server.local_addr()?);
         if let Some(a) = server.tls_addr() {
             eprintln!("kauri: serving ldaps://{a}");
@@ -84,9 +86,42 @@ pub fn serve(o: &Overrides) -> Result<()> {
         if let Some(a) = gc_tls {
             eprintln!("kauri: serving the global catalog at ldaps://{a}");
         }
-        server.run().await;
-        Ok(())
-    })
+        // SIGTERM (a service manager) or Ctrl-C: stop accepting and leave.
+        tokio::select! {
+            _ = server.run() => {}
+            _ = stop_signal() => eprintln!("kauri: stopping"),
+        }
+        Ok::<_, anyhow::Error>(writer_done)
+    })?;
+    // Connections end with the runtime; the writer commits what it holds, then stops.
+    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    if !writer_done.wait(std::time::Duration::from_secs(10)) {
+        eprintln!("kauri: the writer did not stop in time; every committed change is on disk");
+    }
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn stop_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = ctrl_c => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
 }
 
 const DEMO_REALM: &str = "SAMDOM.EXAMPLE.COM";

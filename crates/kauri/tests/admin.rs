@@ -364,3 +364,73 @@ fn a_damaged_or_missing_domain_database_is_an_error_not_a_new_directory() {
     std::fs::write(&file, &whole).unwrap();
     ok(&["dbcheck", "--data", data_arg]);
 }
+
+/// SIGTERM, as a service manager stops a service: the server stops accepting, lets the
+/// writer commit what it holds, and exits 0; the folder checks clean afterwards.
+#[test]
+fn sigterm_stops_the_server_cleanly() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let data = provision(dir.path(), "stopping");
+    /// Kills the server if the test ends before it stopped by itself.
+    struct Guard(std::process::Child);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Guard(
+        std::process::Command::new(env!("CARGO_BIN_EXE_kauri"))
+            .args(["serve", "--data"])
+            .arg(&data)
+            .args(["--listen", "127.0.0.1:0", "--listen-tls", ""])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = child.0.stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok);
+    let addr = lines
+        .find_map(|l| l.strip_prefix("kauri: serving ldap://").map(str::to_string))
+        .expect("the server's address");
+    ok(&[
+        "user",
+        "add",
+        "stopper",
+        "--password",
+        "St0p.Passw0rd!",
+        "-H",
+        &format!("ldap://{addr}"),
+        "-U",
+        "SAMDOM\\Administrator",
+        "--bind-password",
+        PASSWORD,
+        "--cacert",
+        data.join("tls").join("ca.pem").to_str().unwrap(),
+    ]);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(lines.any(|l| l.contains("stopping")));
+    let data_arg = data.to_str().unwrap();
+    ok(&["dbcheck", "--data", data_arg]);
+    assert!(ok(&["user", "list", "-H", data_arg]).contains("stopper"));
+}
