@@ -122,10 +122,12 @@ fn decode_inner(frame: &[u8], id: &mut Option<MessageId>, op: &mut Option<u32>) 
     let raw = msg.integer()?;
     let mid = non_negative(raw, "message id")?;
     *id = Some(mid);
-    let (tag, content) = msg.read_any()?;
-    if tag.class == Class::Application {
+    // The operation is known from its tag alone, so a request whose length does not hold
+    // is still answered by its own kind of response.
+    if let Some(tag) = msg.peek_tag().filter(|t| t.class == Class::Application) {
         *op = Some(tag.number);
     }
+    let (tag, content) = msg.read_any()?;
     let operation = decode_op(tag, content)?;
     let controls = match msg.read_optional(CONTROLS)? {
         Some(c) => decode_controls(c)?,

@@ -468,6 +468,20 @@ fn hostile_bytes_close_one_connection_and_nothing_else() {
         got.windows(22).any(|w| w == b"1.3.6.1.4.1.1466.20036"),
         "{got:?}"
     );
+    // A search whose own length claims 2 GiB inside a small message: the search's done
+    // message with protocolError, under its id.
+    let mut absurd = TcpStream::connect(&addr).unwrap();
+    absurd
+        .write_all(&[
+            0x30, 0x09, 0x02, 0x01, 0x05, 0x63, 0x84, 0x7f, 0xff, 0xff, 0xff,
+        ])
+        .unwrap();
+    absurd
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let n = absurd.read(&mut buf).unwrap();
+    assert!(n > 8 && buf[4] == 0x05 && buf[5] == 0x65, "{:?}", &buf[..n]);
     // A message that frames but does not decode: protocolError under its id, and the
     // connection keeps working.
     let mut bad = TcpStream::connect(&addr).unwrap();
