@@ -543,13 +543,26 @@ impl<'d, B: Backend> DbRead<'d, B> {
     /// with the newest replication stamp among its values: what replication metadata shows
     /// for an attribute AD keeps as a plain DN value.
     pub fn reference_stamps(&self, id: u64) -> DbResult<Vec<(u32, crate::record::Stamp)>> {
+        use std::ops::Bound;
+        // One seek per linked attribute of the entry: a group's member links, however many,
+        // are skipped, not walked.
+        let end = link_entry_prefix(LINK_FORWARD, id.saturating_add(1));
+        let mut from = link_entry_prefix(LINK_FORWARD, id).to_vec();
         let mut out: Vec<(u32, crate::record::Stamp)> = Vec::new();
-        for item in self.kv.prefix(
-            T_LINKS,
-            &link_entry_prefix(LINK_FORWARD, id),
-            Direction::Forward,
-        )? {
-            let (k, v) = item?;
+        loop {
+            let next = self
+                .kv
+                .range(
+                    T_LINKS,
+                    Bound::Included(from.as_slice()),
+                    Bound::Excluded(end.as_slice()),
+                    Direction::Forward,
+                )?
+                .next()
+                .transpose()?;
+            let Some((k, _)) = next else {
+                break;
+            };
             let (_, _, attr, _) =
                 split_link_key(k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
             let reference = self.attr_name(attr).is_some_and(|n| {
@@ -561,17 +574,29 @@ impl<'d, B: Backend> DbRead<'d, B> {
                     })
                 )
             });
-            if !reference {
-                continue;
-            }
-            let stamp = crate::record::get_stamp(v, &mut 0)?;
-            match out.last_mut() {
-                Some((a, s)) if *a == attr => {
-                    if stamp.local_usn > s.local_usn {
-                        *s = stamp;
+            if reference {
+                let mut newest: Option<crate::record::Stamp> = None;
+                for item in self.kv.prefix(
+                    T_LINKS,
+                    &link_prefix(LINK_FORWARD, id, attr),
+                    Direction::Forward,
+                )? {
+                    let (_, v) = item?;
+                    let stamp = crate::record::get_stamp(v, &mut 0)?;
+                    if newest
+                        .as_ref()
+                        .is_none_or(|n| stamp.local_usn > n.local_usn)
+                    {
+                        newest = Some(stamp);
                     }
                 }
-                _ => out.push((attr, stamp)),
+                if let Some(stamp) = newest {
+                    out.push((attr, stamp));
+                }
+            }
+            match attr.checked_add(1) {
+                Some(a) => from = link_prefix(LINK_FORWARD, id, a).to_vec(),
+                None => break,
             }
         }
         Ok(out)

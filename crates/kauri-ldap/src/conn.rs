@@ -171,6 +171,8 @@ struct Conn {
     /// Whether the client came to the global catalog port: a read-only view of the
     /// forest.
     catalog: bool,
+    /// The client's address (none on the local socket).
+    client_ip: Option<std::net::IpAddr>,
 }
 
 /// The uid this server runs as (EXTERNAL binds from it administer).
@@ -249,6 +251,7 @@ async fn run(
     };
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
     let max_ops = ctx.cfg.max_ops_per_connection.max(1);
+    let client_ip = peer.parse::<std::net::SocketAddr>().ok().map(|a| a.ip());
     let mut conn = Conn {
         ctx: ctx.clone(),
         identity: Identity::Anonymous,
@@ -265,6 +268,7 @@ async fn run(
         new_layer: None,
         sealed: false,
         catalog,
+        client_ip,
     };
     let mut framed = Framed::new(io, ServerCodec::new(ctx.cfg.max_pdu));
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
@@ -557,11 +561,7 @@ impl Conn {
                     },
                     cancel: token,
                     paged: self.paged.clone(),
-                    client: self
-                        .peer
-                        .parse::<std::net::SocketAddr>()
-                        .ok()
-                        .map(|a| a.ip()),
+                    client: self.client_ip,
                     catalog: self.catalog,
                 };
                 if inline {

@@ -985,14 +985,7 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
                 .any(|(_, o)| d.is_descendant_of(o) && o.is_descendant_of(base))
         })
         .map(|(text, d)| {
-            let host: Vec<&str> = d
-                .rdns()
-                .iter()
-                .filter_map(|r| match r.avas() {
-                    [a] if a.attr.eq_ignore_ascii_case("dc") => Some(a.value.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let host = kauri_domain::directory::dc_host(d).unwrap_or_default();
             // A one-level search reaches only the subordinate context's head: its reference
             // asks for a base search there (RFC 4511 4.5.3).
             let scope = if matches!(scope, Scope::OneLevel) {
@@ -1000,7 +993,7 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
             } else {
                 ""
             };
-            format!("ldap://{}/{}{scope}", host.join("."), text)
+            format!("ldap://{host}/{text}{scope}")
         })
         .collect()
 }

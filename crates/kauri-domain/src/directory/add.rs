@@ -512,25 +512,10 @@ fn check_held(domain: &super::DomainInfo, dn: &Dn) -> DirResult<()> {
                 .into(),
         ));
     };
-    let held = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
-        .into_iter()
-        .any(|nc| parent == *nc || parent.is_descendant_of(nc));
-    if held {
+    if domain.holds(&parent) {
         return Ok(());
     }
-    let host: Vec<&str> = dn
-        .rdns()
-        .iter()
-        .filter_map(|r| match r.avas() {
-            [a] if a.attr.eq_ignore_ascii_case("dc") => Some(a.value.as_str()),
-            _ => None,
-        })
-        .collect();
-    let host = if host.is_empty() {
-        domain.dns_name.clone()
-    } else {
-        host.join(".")
-    };
+    let host = super::info::dc_host(dn).unwrap_or_else(|| domain.dns_name.clone());
     Err(DirError::Referral {
         message: format!(
             "0000202B: RefErr: DSID-0310082F, data 0, 1 access points\n\tref 1: '{host}'\n"

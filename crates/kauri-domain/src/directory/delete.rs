@@ -469,12 +469,7 @@ impl<B: Backend> Directory<B> {
             // A destination above every naming context held has no parent object here
             // (AD's DIR_ERROR); anywhere else the head just does not move.
             let target = new_parent.cloned().or_else(|| dn.parent());
-            let held = target.as_ref().is_some_and(|t| {
-                [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
-                    .into_iter()
-                    .any(|nc| t == nc || t.is_descendant_of(nc))
-            });
-            if !held {
+            if !target.as_ref().is_some_and(|t| domain.holds(t)) {
                 return Err(DirError::Other(format!(
                     "00002089: UpdErr: DSID-031B0CE7, problem 5012 (DIR_ERROR), data 2: no \
                      parent object for {new_rdn} above the naming contexts held here"

@@ -36,6 +36,20 @@ pub struct DomainInfo {
     pub rid_counter: (Dn, &'static str),
 }
 
+/// The DNS name a DN's `DC=` components spell (`DC=samdom,DC=example,DC=com` →
+/// `samdom.example.com`), the host a referral to it names; `None` without any.
+pub fn dc_host(dn: &Dn) -> Option<String> {
+    let labels: Vec<&str> = dn
+        .rdns()
+        .iter()
+        .filter_map(|r| match r.avas() {
+            [a] if a.attr.eq_ignore_ascii_case("dc") => Some(a.value.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!labels.is_empty()).then(|| labels.join("."))
+}
+
 impl DomainInfo {
     /// Finds the domain in a database: the naming context whose head is a `domainDNS`.
     pub fn discover<B: Backend>(r: &DbRead<'_, B>) -> DirResult<Option<DomainInfo>> {
@@ -156,6 +170,13 @@ impl DomainInfo {
         } else {
             &self.domain_dn
         }
+    }
+
+    /// Whether `dn` lies in one of the naming contexts this DC holds (a head included).
+    pub fn holds(&self, dn: &Dn) -> bool {
+        [&self.domain_dn, &self.config_dn, &self.schema_dn]
+            .into_iter()
+            .any(|nc| dn == nc || dn.is_descendant_of(nc))
     }
 
     /// `CN=Deleted Objects` of the naming context holding `dn`.

@@ -41,7 +41,7 @@ pub use caller::{Account, Caller};
 pub use check::{DomainCheck, DomainProblem};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use error::{DirError, DirResult};
-pub use info::DomainInfo;
+pub use info::{dc_host, DomainInfo};
 pub use rename_domain::{RenameReport, RenameSpec};
 pub use restore::{RestoreReport, RestoreSpec, DEFAULT_RID_MARGIN};
 pub use setup::{check_admin_password, stored_schema, Provisioned};

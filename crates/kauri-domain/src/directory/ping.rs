@@ -6,7 +6,7 @@
 
 use std::net::IpAddr;
 
-use kauri_db::Dn;
+use kauri_db::{DbRead, Dn};
 use kauri_kv::Backend;
 
 use super::error::DirResult;
@@ -195,15 +195,14 @@ fn rdn_value(dn: &Dn) -> String {
 impl<B: Backend> Directory<B> {
     /// The site a client address belongs to: the site of the most specific subnet object
     /// (`CN=<address>/<bits>,CN=Subnets,CN=Sites,<config>`) holding it.
-    fn client_site<V: View>(&self, v: &V, domain: &DomainInfo, ip: IpAddr) -> DirResult<String> {
+    fn client_site(&self, v: &DbRead<'_, B>, domain: &DomainInfo, ip: IpAddr) -> DirResult<String> {
         let subnets = Dn::parse(&format!("CN=Subnets,CN=Sites,{}", domain.config_dn))
             .map_err(|e| super::DirError::UnwillingToPerform(e.to_string()))?;
         let Some(container) = v.id_of(&subnets)? else {
             return Ok(String::new());
         };
-        let r = self.db().read()?;
         let mut best: Option<(u8, String)> = None;
-        for id in r.children(container)? {
+        for id in v.children(container)? {
             let Some(name) = v.text(id, "cn")? else {
                 continue;
             };

@@ -56,9 +56,12 @@ fn refused(e: &AuthError) -> LdapResult {
 impl Conn {
     /// What an NTLM logon on this connection is checked against: the TLS channel's binding
     /// (over plain TCP there is no channel), and the names this DC answers to.
-    fn ntlm_settings(&self, info: &DomainInfo) -> NtlmSettings {
-        let names = server_names(info);
-        let mut target_hosts = vec![names.dns_computer, names.netbios_computer, names.dns_domain];
+    fn ntlm_settings(&self, names: &ServerNames) -> NtlmSettings {
+        let mut target_hosts = vec![
+            names.dns_computer.clone(),
+            names.netbios_computer.clone(),
+            names.dns_domain.clone(),
+        ];
         if !self.ctx.cfg.dns_host_name.is_empty() {
             target_hosts.push(self.ctx.cfg.dns_host_name.clone());
         }
@@ -85,10 +88,14 @@ impl Conn {
         };
         let mut server = match continuing {
             Some(s) => s,
-            None => match SpnegoServer::new(server_names(&info), self.ntlm_settings(&info)) {
-                Ok(s) => s,
-                Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
-            },
+            None => {
+                let names = server_names(&info);
+                let settings = self.ntlm_settings(&names);
+                match SpnegoServer::new(names, settings) {
+                    Ok(s) => s,
+                    Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
+                }
+            }
         };
         let auth = match server.step(token.unwrap_or_default()) {
             Err(e) => return (refused(&e), None),
@@ -108,7 +115,7 @@ impl Conn {
             };
         }
         let mut accepted = None;
-        let account = match self
+        let mut account = match self
             .ntlm_account(&info, &auth, &mut |hash| {
                 server
                     .accept(&auth, Some(hash))
@@ -119,7 +126,6 @@ impl Conn {
             Ok(a) => a,
             Err(refusal) => return (refusal, None),
         };
-        let mut account = account;
         let Some((out, session)) = accepted else {
             return (refused(&AuthError::OutOfSequence("account")), None);
         };
@@ -212,11 +218,12 @@ impl Conn {
                 Some(BindData::Sicily(b"NTLM".to_vec())),
             ),
             BindAuth::SicilyNegotiate(negotiate) => {
-                let mut server =
-                    match NtlmServer::new(server_names(&info), self.ntlm_settings(&info)) {
-                        Ok(s) => s,
-                        Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
-                    };
+                let names = server_names(&info);
+                let settings = self.ntlm_settings(&names);
+                let mut server = match NtlmServer::new(names, settings) {
+                    Ok(s) => s,
+                    Err(e) => return (LdapResult::new(ResultCode::OTHER, e.to_string()), None),
+                };
                 match server.challenge(negotiate) {
                     Ok(challenge) => {
                         self.sicily = Some(server);
