@@ -127,7 +127,22 @@ pub struct DbConfig {
     /// `distinguishedName`): computed from the hierarchy, never stored, so renames keep
     /// them right for free.
     pub dn_attributes: Vec<String>,
+    /// The most values one entry may hold, all attributes together, links not counted
+    /// (0 for no limit). Every change rewrites its entry's record, so this bounds what any
+    /// change costs the single writer. AD's own limit, from its database's record size, is
+    /// about 1,200 to 3,900 values, also links not counted.
+    pub max_entry_values: usize,
+    /// The most values of one linked attribute one operation may add, delete or replace
+    /// (0 for no limit): a group of any size is built in steps of this many members, and
+    /// no single step holds the writer for long.
+    pub max_link_changes: usize,
 }
+
+/// [`DbConfig::max_entry_values`]'s default.
+pub const MAX_ENTRY_VALUES: usize = 5_000;
+
+/// [`DbConfig::max_link_changes`]'s default.
+pub const MAX_LINK_CHANGES: usize = 5_000;
 
 /// The part an attribute plays in a linked pair (AD's linkID pairs: `member` is the
 /// forward link, `memberOf` its back link).
@@ -174,6 +189,8 @@ impl Default for DbConfig {
             sort_budget: 256 << 20,
             links: HashMap::new(),
             dn_attributes: Vec::new(),
+            max_entry_values: MAX_ENTRY_VALUES,
+            max_link_changes: MAX_LINK_CHANGES,
         }
     }
 }

@@ -84,7 +84,22 @@ pub enum DnError {
         /// Byte offset of the RDN separator.
         pos: usize,
     },
+    /// More RDNs than [`MAX_DN_RDNS`]: no directory tree is that deep, and resolving such a
+    /// name must not cost more than a real one.
+    #[error("the name has too many parts: more than {MAX_DN_RDNS} RDNs")]
+    TooManyRdns,
+    /// Longer than [`MAX_DN_LEN`] bytes of text.
+    #[error("the name is too long: {0} bytes where at most {MAX_DN_LEN} are accepted")]
+    TooLong(usize),
 }
+
+/// The most RDNs a DN may have. Active Directory limits each RDN to 255 characters and a
+/// request to its MaxReceiveBuffer; a depth cap keeps every name's handling (parsing,
+/// resolving through the hierarchy, building parents) bounded by a small constant.
+pub const MAX_DN_RDNS: usize = 255;
+
+/// The longest DN text accepted, in bytes (255 RDNs of AD's longest RDN fit, escaped).
+pub const MAX_DN_LEN: usize = 256 << 10;
 
 /// Strips the legacy `OID.` prefix from an attribute type.
 fn strip_oid_prefix(t: &str) -> &str {
@@ -264,6 +279,9 @@ impl Dn {
     /// Parses an RFC 4514 string; an empty or whitespace-only string is the
     /// root DN.
     pub fn parse(s: &str) -> Result<Dn, DnError> {
+        if s.len() > MAX_DN_LEN {
+            return Err(DnError::TooLong(s.len()));
+        }
         let mut p = Parser::new(s);
         p.skip_ws();
         if p.peek().is_none() {
@@ -271,6 +289,9 @@ impl Dn {
         }
         let mut rdns = Vec::new();
         loop {
+            if rdns.len() == MAX_DN_RDNS {
+                return Err(DnError::TooManyRdns);
+            }
             rdns.push(p.rdn()?);
             match p.peek() {
                 None => break,
@@ -890,12 +911,22 @@ mod tests {
 
     #[test]
     fn long_input_is_linear() {
-        let s = "cn=a,".repeat(50_000) + "dc=com";
+        let s = "cn=a,".repeat(MAX_DN_RDNS - 1) + "dc=com";
         let d = dn(&s);
-        assert_eq!(d.len(), 50_001);
+        assert_eq!(d.len(), MAX_DN_RDNS);
         let s = format!("cn={}", r"\,".repeat(100_000));
         assert_eq!(vals(&dn(&s))[0].1.len(), 100_000);
         let s = format!("cn=a{}", " ".repeat(100_000));
         assert_eq!(vals(&dn(&s))[0].1, "a");
+    }
+
+    #[test]
+    fn depth_and_length_are_capped() {
+        let deep = "cn=a,".repeat(MAX_DN_RDNS) + "dc=com";
+        assert_eq!(Dn::parse(&deep), Err(DnError::TooManyRdns));
+        let deeper = "cn=a,".repeat(50_000) + "dc=com";
+        assert_eq!(Dn::parse(&deeper), Err(DnError::TooManyRdns));
+        let long = format!("cn={}", "x".repeat(MAX_DN_LEN));
+        assert!(matches!(Dn::parse(&long), Err(DnError::TooLong(_))));
     }
 }

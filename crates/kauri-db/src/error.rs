@@ -42,6 +42,10 @@ pub enum DbError {
     /// The database cannot serve the request right now (e.g. a commit failed).
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// A change goes past a limit on how much one entry or one operation may hold (AD's
+    /// adminLimitExceeded).
+    #[error("administrative limit exceeded: {0}")]
+    AdminLimitExceeded(String),
     /// A search returned more entries than its size limit.
     #[error("size limit exceeded")]
     SizeLimitExceeded,
@@ -84,6 +88,7 @@ impl DbError {
             DbError::Unavailable(_) => 52,
             DbError::BadFilter(_) => 87,
             DbError::SizeLimitExceeded => 4,
+            DbError::AdminLimitExceeded(_) => 11,
             DbError::TimeLimitExceeded => 3,
             DbError::Corrupt(_) | DbError::UnsupportedFormat { .. } | DbError::Kv(_) => 80,
         }

@@ -23,26 +23,36 @@ use crate::keys::{
 use crate::record::RecordView;
 use crate::registry::{self, Registry};
 
+/// The longest normalized name a naming context may have, in bytes. Names below the root
+/// are tried as naming contexts suffix by suffix; stopping at this length keeps resolving a
+/// name linear in its length however many RDNs it has.
+pub const MAX_NAMING_CONTEXT_LEN: usize = 4096;
+
 /// Resolves a DN to its record id. Naming contexts (entries added with
 /// [`crate::DbWrite::add_root`]) sit below the root keyed by their whole normalized DN, so
-/// the walk tries the suffixes of `dn` from the shortest, and from each naming context it
-/// finds follows one `tree` lookup per remaining RDN. The root (empty) DN resolves to 0.
+/// the walk tries the suffixes of `dn` from the shortest (up to
+/// [`MAX_NAMING_CONTEXT_LEN`]), and from each naming context it finds follows one `tree`
+/// lookup per remaining RDN. The root (empty) DN resolves to 0.
 pub fn lookup<R: ReadTxn>(kv: &R, dn: &Dn, max_key: usize) -> DbResult<Option<u64>> {
     let rdns = dn.rdns();
     let n = rdns.len();
     if n == 0 {
         return Ok(Some(0));
     }
-    let mut suffix = String::new();
+    // The normalized DN is the RDNs' normalized forms joined by ',': the suffix of the
+    // last k RDNs is a tail of it.
+    let norm = dn.norm();
+    let mut start = norm.len();
     for k in 1..=n {
         let Some(r) = rdns.get(n - k) else { break };
-        if k == 1 {
-            suffix.push_str(r.norm());
-        } else {
-            suffix.insert(0, ',');
-            suffix.insert_str(0, r.norm());
+        start = start.saturating_sub(r.norm().len() + usize::from(k > 1));
+        let Some(suffix) = norm.get(start..) else {
+            break;
+        };
+        if suffix.len() > MAX_NAMING_CONTEXT_LEN {
+            break;
         }
-        let Some(v) = kv.get(T_TREE, &tree_key(0, &suffix, max_key))? else {
+        let Some(v) = kv.get(T_TREE, &tree_key(0, suffix, max_key))? else {
             continue;
         };
         let mut id =

@@ -456,3 +456,57 @@ fn values_become_references_on_open() {
     assert!(values(&db, &staff, "manager").is_empty());
     assert_clean(&db);
 }
+
+/// One operation writes at most `max_link_changes` link values (all its linked attributes
+/// together): a larger one is refused whole with adminLimitExceeded, and the group grows to
+/// any size in steps.
+#[test]
+fn link_values_per_operation_are_limited() {
+    let mut cfg = common::config();
+    cfg.max_link_changes = 40;
+    let db = common::mem_with(cfg);
+    setup(&db);
+    for i in 0..100 {
+        db.add(user(&format!("M{i}"), &format!("ou=People,{BASE}"), i))
+            .unwrap();
+    }
+    let m = |i: usize| format!("cn=M{i},ou=People,{BASE}");
+    let all: Vec<String> = (0..100).map(m).collect();
+    let refs = |r: std::ops::Range<usize>| -> Vec<&str> {
+        all.get(r).unwrap().iter().map(String::as_str).collect()
+    };
+    let too_many = group("Big", &refs(0..41));
+    assert!(matches!(
+        db.add(too_many),
+        Err(DbError::AdminLimitExceeded(_))
+    ));
+    assert!(db.read().unwrap().entry(&dn(&g("Big"))).unwrap().is_none());
+    db.add(group("Big", &refs(0..40))).unwrap();
+    // Two modifications of 30 each: 60 in one operation, refused, nothing applied.
+    let two = [
+        Modification::new(ModifyOp::Add, "member", &refs(40..70)),
+        Modification::new(ModifyOp::Add, "member", &refs(70..100)),
+    ];
+    assert!(matches!(
+        db.modify(&dn(&g("Big")), &two),
+        Err(DbError::AdminLimitExceeded(_))
+    ));
+    assert_eq!(values(&db, &g("Big"), "member").len(), 40);
+    for part in two {
+        db.modify(&dn(&g("Big")), &[part]).unwrap();
+    }
+    assert_eq!(values(&db, &g("Big"), "member").len(), 100);
+    // Deleting many at once is counted too; in steps it works.
+    let gone = Modification::new(ModifyOp::Delete, "member", &refs(0..50));
+    assert!(matches!(
+        db.modify(&dn(&g("Big")), std::slice::from_ref(&gone)),
+        Err(DbError::AdminLimitExceeded(_))
+    ));
+    db.modify(
+        &dn(&g("Big")),
+        &[Modification::new(ModifyOp::Delete, "member", &refs(0..25))],
+    )
+    .unwrap();
+    assert_eq!(values(&db, &g("Big"), "member").len(), 75);
+    assert_clean(&db);
+}

@@ -1297,3 +1297,80 @@ fn configuration_replaced_while_open<B: Backend>(db: &Db<B>) {
     assert_eq!(count(db, base, Scope::Subtree, "(floor>=9)"), 1);
     assert!(db.check(false, None).unwrap().is_clean());
 }
+
+/// An entry holds at most `max_entry_values` values (links not counted): adds and modifies
+/// past it are refused with adminLimitExceeded and change nothing, a change that shrinks an
+/// entry is always allowed, and many values are added, found and deleted at once in time
+/// linear in their number (duplicates caught by normalized form).
+#[test]
+fn values_per_entry_are_limited_and_handled_in_bulk() {
+    let mut cfg = common::config();
+    cfg.max_entry_values = 3_000;
+    let db = common::mem_with(cfg);
+    db.add_root(Entry::new(dn("dc=com")).with("objectClass", &["top", "domain"]))
+        .unwrap();
+    let many = |n: usize, prefix: &str| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| format!("{prefix}-{i}").into_bytes())
+            .collect()
+    };
+    let mut e = Entry::new(dn("cn=Many,dc=com")).with("objectClass", &["top", "person"]);
+    e.push("description", many(2_990, "Value"));
+    db.add(e).unwrap();
+    // The same value twice in another case is a duplicate.
+    let mut twice = Entry::new(dn("cn=Twice,dc=com")).with("objectClass", &["top", "person"]);
+    let mut dup = many(100, "v");
+    dup.push(b"V-42".to_vec());
+    twice.push("description", dup);
+    assert!(matches!(
+        db.add(twice),
+        Err(DbError::AttributeOrValueExists(_))
+    ));
+    let mut over = Entry::new(dn("cn=Over,dc=com")).with("objectClass", &["top", "person"]);
+    over.push("description", many(3_001, "v"));
+    assert!(matches!(db.add(over), Err(DbError::AdminLimitExceeded(_))));
+    let target = dn("cn=Many,dc=com");
+    let add = |n: usize, prefix: &str| Modification {
+        op: ModifyOp::Add,
+        attr: "description".into(),
+        values: many(n, prefix),
+    };
+    assert!(matches!(
+        db.modify(&target, &[add(20, "more")]),
+        Err(DbError::AdminLimitExceeded(_))
+    ));
+    // A value already there (in another case) is refused; permissive modify skips it.
+    assert!(matches!(
+        db.modify(&target, &[add(1, "VALUE")]),
+        Err(DbError::AttributeOrValueExists(_))
+    ));
+    db.modify(&target, &[add(5, "more")]).unwrap();
+    let count = |db: &kauri_db::Db<kauri_kv::mem::MemBackend>| {
+        db.read()
+            .unwrap()
+            .entry(&target)
+            .unwrap()
+            .unwrap()
+            .get("description")
+            .map_or(0, |v| v.len())
+    };
+    assert_eq!(count(&db), 2_995);
+    // Deleting 2,000 values at once; one absent value spoils the whole change.
+    let mut gone = many(2_000, "value");
+    gone.push(b"absent".to_vec());
+    let del = |values: Vec<Vec<u8>>| Modification {
+        op: ModifyOp::Delete,
+        attr: "description".into(),
+        values,
+    };
+    assert!(matches!(
+        db.modify(&target, &[del(gone.clone())]),
+        Err(DbError::NoSuchAttribute(_))
+    ));
+    assert_eq!(count(&db), 2_995);
+    gone.pop();
+    db.modify(&target, &[del(gone)]).unwrap();
+    assert_eq!(count(&db), 995);
+    let report = db.check(false, None).unwrap();
+    assert!(report.is_clean(), "{:?}", report.problems);
+}

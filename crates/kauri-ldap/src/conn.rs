@@ -30,6 +30,8 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{Decoder, Encoder, Framed, FramedParts};
 use tokio_util::sync::CancellationToken;
 
+use kauri_net::{Close, Guarded, RequestClock, Slot};
+
 mod sasl;
 
 use crate::auth::{self, Identity};
@@ -52,6 +54,7 @@ pub struct ServerCodec {
     ldap: LdapCodec,
     sasl: Option<SaslFraming>,
     max: usize,
+    clock: Option<Arc<RequestClock>>,
 }
 
 impl ServerCodec {
@@ -61,7 +64,14 @@ impl ServerCodec {
             ldap: LdapCodec::new(max),
             sasl: None,
             max,
+            clock: None,
         }
+    }
+
+    /// Tells `clock` where requests begin and end, for the per-request time limit.
+    pub fn with_clock(mut self, clock: Arc<RequestClock>) -> ServerCodec {
+        self.clock = Some(clock);
+        self
     }
 
     /// Protects every message from now on with `layer`.
@@ -80,10 +90,14 @@ impl Decoder for ServerCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, FrameError> {
-        match self.sasl.as_mut() {
+        let decoded = match self.sasl.as_mut() {
             Some(sasl) => sasl.decode(&mut self.ldap, src),
             None => self.ldap.decode(src),
+        };
+        if let Some(clock) = &self.clock {
+            clock.decoded(matches!(decoded, Ok(Some(_))), !src.is_empty());
         }
+        decoded
     }
 }
 
@@ -206,22 +220,31 @@ pub enum Transport {
     },
 }
 
-/// Serves one connection until the client unbinds or disconnects; `catalog` when it came
-/// to a global catalog port.
-pub async fn serve(
-    io: Box<dyn Io>,
-    ctx: Arc<Ctx>,
-    transport: Transport,
-    peer: String,
-    catalog: bool,
-) {
+/// What the listener knows of a connection it accepted.
+pub struct Accepted {
+    /// How the client reached the server.
+    pub transport: Transport,
+    /// The client's address (or the local socket's peer), for logs.
+    pub peer: String,
+    /// Whether the client came to a global catalog port.
+    pub catalog: bool,
+    /// The connection's place in the connection table.
+    pub slot: Slot,
+    /// When it was accepted (the first request is due `init_timeout_secs` after).
+    pub at: Instant,
+}
+
+/// Serves one connection until the client unbinds or disconnects, or a connection rule
+/// closes it.
+pub async fn serve(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) {
     ctx.counters
         .open_connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     ctx.counters
         .connections
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let result = run(io, ctx.clone(), transport, peer.clone(), catalog).await;
+    let peer = accepted.peer.clone();
+    let result = run(io, ctx.clone(), accepted).await;
     if let Err(e) = result {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
@@ -236,13 +259,30 @@ enum Next {
     StartTls(MessageId),
 }
 
-async fn run(
-    io: Box<dyn Io>,
-    ctx: Arc<Ctx>,
-    transport: Transport,
-    peer: String,
-    catalog: bool,
-) -> std::io::Result<()> {
+/// The stream a connection's frames are read from: the socket (or TLS over it) under the
+/// per-request time limit.
+type Stream = Guarded<Box<dyn Io>>;
+
+/// The stream and codec of a new (or newly encrypted) connection.
+fn layers(io: Box<dyn Io>, ctx: &Ctx, clock: &Arc<RequestClock>) -> (Stream, ServerCodec) {
+    let limit = Duration::from_secs(ctx.cfg.request_timeout_secs);
+    (
+        Guarded::new(io, clock.clone(), limit),
+        ServerCodec::new(ctx.cfg.max_pdu).with_clock(clock.clone()),
+    )
+}
+
+/// Bytes of read buffer a connection starts with.
+const READ_BUFFER: usize = 8 << 10;
+
+async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Result<()> {
+    let Accepted {
+        transport,
+        peer,
+        catalog,
+        slot,
+        at: accepted_at,
+    } = accepted;
     // A local socket is as private as an encrypted connection.
     let encrypted = transport != Transport::Tcp;
     let peer_cred = match transport {
@@ -270,13 +310,29 @@ async fn run(
         catalog,
         client_ip,
     };
-    let mut framed = Framed::new(io, ServerCodec::new(ctx.cfg.max_pdu));
+    let clock = RequestClock::new();
+    let (stream, codec) = layers(io, &ctx, &clock);
+    let mut framed = Framed::with_capacity(stream, codec, READ_BUFFER);
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
+    let init = Duration::from_secs(ctx.cfg.init_timeout_secs.max(1));
+    let mut first_request = true;
     let mut last_activity = Instant::now();
     let mut permit: Option<OwnedSemaphorePermit> = None;
     loop {
         let busy = conn.permits.available_permits() + usize::from(permit.is_some()) < max_ops;
-        let deadline = tokio::time::Instant::from_std(last_activity + idle);
+        slot.set_busy(busy);
+        // Until its first request a connection has InitRecvTimeout; then MaxConnIdleTime.
+        let idle_deadline = (last_activity + idle, Close::IdleTimeout);
+        let (deadline, rule) = if first_request {
+            std::cmp::min_by_key(
+                (accepted_at + init, Close::InitTimeout),
+                idle_deadline,
+                |d| d.0,
+            )
+        } else {
+            idle_deadline
+        };
+        let deadline = tokio::time::Instant::from_std(deadline);
         tokio::select! {
             biased;
             Some(bytes) = out_rx.recv() => {
@@ -294,14 +350,27 @@ async fn run(
                 }
                 framed.flush().await?;
                 last_activity = Instant::now();
+                slot.touch();
+            }
+            _ = slot.evicted() => {
+                tracing::debug!(peer = %conn.peer, "closed to make room for another connection");
+                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one")).await;
+                break;
             }
             p = conn.permits.clone().acquire_owned(), if permit.is_none() => {
                 permit = p.ok();
             }
             frame = framed.next(), if permit.is_some() => {
                 last_activity = Instant::now();
+                slot.touch();
                 let Some(frame) = frame else { break };
                 match frame {
+                    Err(FrameError::Io(e)) if kauri_net::is_request_timeout(&e) => {
+                        slot.closed_by(Close::PduTimeout);
+                        tracing::debug!(peer = %conn.peer, "request not received in time; disconnecting");
+                        let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "a request did not arrive whole in time")).await;
+                        break;
+                    }
                     Err(FrameError::Io(e)) => return Err(e),
                     Err(e) => {
                         conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -310,6 +379,7 @@ async fn run(
                         break;
                     }
                     Ok(Err(bad)) => {
+                        first_request = false;
                         conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         match bad.id {
                             Some(id) if id > 0 && !matches!(bad.op, Some(2) | Some(16)) => {
@@ -330,8 +400,10 @@ async fn run(
                         break;
                     }
                     Ok(Ok(m)) => {
+                        first_request = false;
                         let Some(p) = permit.take() else { continue };
                         let next = conn.dispatch(m, p).await;
+                        slot.set_authenticated(conn.identity != Identity::Anonymous);
                         if !conn.immediate.is_empty() {
                             for bytes in conn.immediate.drain(..) {
                                 framed.feed(bytes).await?;
@@ -347,7 +419,7 @@ async fn run(
                             Next::Continue => {}
                             Next::Close => break,
                             Next::StartTls(id) => {
-                                match start_tls(&mut conn, framed, id).await {
+                                match start_tls(&mut conn, framed, id, &clock).await {
                                     Ok(f) => framed = f,
                                     Err(e) => return Err(e),
                                 }
@@ -357,8 +429,13 @@ async fn run(
                 }
             }
             _ = tokio::time::sleep_until(deadline), if !busy => {
-                tracing::debug!(peer = %conn.peer, "idle timeout");
-                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "idle timeout")).await;
+                slot.closed_by(rule);
+                tracing::debug!(peer = %conn.peer, rule = rule.name(), "connection timed out");
+                let text = match rule {
+                    Close::InitTimeout => "no request arrived in time",
+                    _ => "idle timeout",
+                };
+                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, text)).await;
                 break;
             }
         }
@@ -372,9 +449,10 @@ async fn run(
 
 async fn start_tls(
     conn: &mut Conn,
-    mut framed: Framed<Box<dyn Io>, ServerCodec>,
+    mut framed: Framed<Stream, ServerCodec>,
     id: MessageId,
-) -> std::io::Result<Framed<Box<dyn Io>, ServerCodec>> {
+    clock: &Arc<RequestClock>,
+) -> std::io::Result<Framed<Stream, ServerCodec>> {
     let ext = |code, text: &str| {
         msg(
             id,
@@ -418,10 +496,17 @@ async fn start_tls(
     framed.send(ext(ResultCode::SUCCESS, "")).await?;
     let parts = framed.into_parts();
     let read_buf = parts.read_buf;
-    let tls = acceptor.accept(parts.io).await?;
+    // The handshake has the time a new connection has for its first request.
+    let handshake = acceptor.accept(parts.io.into_inner());
+    let tls = tokio::time::timeout(
+        Duration::from_secs(conn.ctx.cfg.init_timeout_secs.max(1)),
+        handshake,
+    )
+    .await
+    .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "TLS handshake timed out"))??;
     conn.encrypted = true;
-    let io: Box<dyn Io> = Box::new(tls);
-    let mut new_parts = FramedParts::new::<Vec<u8>>(io, ServerCodec::new(conn.ctx.cfg.max_pdu));
+    let (stream, codec) = layers(Box::new(tls), &conn.ctx, clock);
+    let mut new_parts = FramedParts::new::<Vec<u8>>(stream, codec);
     new_parts.read_buf = read_buf;
     Ok(Framed::from_parts(new_parts))
 }
@@ -616,19 +701,13 @@ impl Conn {
                 for attr in &mut a.attributes {
                     extdn::plain_values(&self.ctx, &attr.name, &mut attr.values);
                 }
-                let op = self
-                    .ctx
-                    .parse_dn(&a.dn)
-                    .map_err(|e| {
-                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
-                    })
-                    .map(|dn| {
-                        let mut e = Entry::new(dn);
-                        for attr in a.attributes {
-                            e.push(&attr.name, attr.values);
-                        }
-                        Change::Add(e)
-                    });
+                let op = self.ctx.parse_dn("DN", &a.dn).map(|dn| {
+                    let mut e = Entry::new(dn);
+                    for attr in a.attributes {
+                        e.push(&attr.name, attr.values);
+                    }
+                    Change::Add(e)
+                });
                 self.write(
                     OP_ADD,
                     id,
@@ -658,30 +737,24 @@ impl Conn {
                 for c in &mut r.changes {
                     extdn::plain_values(&self.ctx, &c.attribute.name, &mut c.attribute.values);
                 }
-                let op = self
-                    .ctx
-                    .parse_dn(&target)
-                    .map_err(|e| {
-                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
-                    })
-                    .map(|dn| Change::Modify {
-                        dn,
-                        mods: r
-                            .changes
-                            .into_iter()
-                            .map(|c| Modification {
-                                op: match c.op {
-                                    ModOp::Add => ModifyOp::Add,
-                                    ModOp::Delete => ModifyOp::Delete,
-                                    ModOp::Replace => ModifyOp::Replace,
-                                    ModOp::Increment => ModifyOp::Increment,
-                                },
-                                attr: c.attribute.name,
-                                values: c.attribute.values,
-                            })
-                            .collect(),
-                        permissive,
-                    });
+                let op = self.ctx.parse_dn("DN", &target).map(|dn| Change::Modify {
+                    dn,
+                    mods: r
+                        .changes
+                        .into_iter()
+                        .map(|c| Modification {
+                            op: match c.op {
+                                ModOp::Add => ModifyOp::Add,
+                                ModOp::Delete => ModifyOp::Delete,
+                                ModOp::Replace => ModifyOp::Replace,
+                                ModOp::Increment => ModifyOp::Increment,
+                            },
+                            attr: c.attribute.name,
+                            values: c.attribute.values,
+                        })
+                        .collect(),
+                    permissive,
+                });
                 self.write(
                     OP_MODIFY,
                     id,
@@ -697,10 +770,7 @@ impl Conn {
                 let subtree = has_control(&m.controls, ctl::TREE_DELETE);
                 let op = self
                     .ctx
-                    .parse_dn(&extdn::plain_dn(&self.ctx, &dn))
-                    .map_err(|e| {
-                        LdapResult::new(ResultCode::INVALID_DN_SYNTAX, format!("invalid DN: {e}"))
-                    })
+                    .parse_dn("DN", &extdn::plain_dn(&self.ctx, &dn))
                     .map(|dn| Change::Delete { dn, tree: subtree });
                 self.write(
                     OP_DELETE,
@@ -723,8 +793,7 @@ impl Conn {
                 let op = (|| {
                     let dn = self
                         .ctx
-                        .parse_dn(&extdn::plain_dn(&self.ctx, &r.dn))
-                        .map_err(|e| bad("DN", e))?;
+                        .parse_dn("DN", &extdn::plain_dn(&self.ctx, &r.dn))?;
                     if self.ctx.dir.domain().is_some() {
                         if r.new_rdn.is_empty() {
                             return Err(LdapResult::new(
@@ -749,8 +818,7 @@ impl Conn {
                     let new_parent = match &r.new_superior {
                         Some(s) => Some(
                             self.ctx
-                                .parse_dn(&extdn::plain_dn(&self.ctx, s))
-                                .map_err(|e| bad("new superior", e))?,
+                                .parse_dn("new superior", &extdn::plain_dn(&self.ctx, s))?,
                         ),
                         None => None,
                     };

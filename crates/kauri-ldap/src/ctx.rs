@@ -6,6 +6,7 @@ use std::sync::Arc;
 use kauri_db::Db;
 use kauri_domain::directory::{Directory, SchemaSnapshot};
 use kauri_kv::lmdb::LmdbBackend;
+use kauri_ldap_proto::{LdapResult, ResultCode};
 
 use crate::config::ServerConfig;
 use crate::writer::Writer;
@@ -104,6 +105,8 @@ const CATALOG_ALWAYS: &[&str] = &[
 
 /// The shared server state.
 pub struct Ctx {
+    /// The connection table every LDAP port shares.
+    pub admission: Arc<kauri_net::Admission>,
     /// Settings.
     pub cfg: ServerConfig,
     /// `cfg.admin_dn` parsed once, for the comparison every simple bind makes.
@@ -195,13 +198,23 @@ impl Ctx {
         pick(&cached).unwrap_or_default()
     }
 
-    /// Parses a DN a client sent. A domain refuses an RDN with an empty value (`CN=`), as
-    /// AD does, where plain LDAP (RFC 4514) allows one.
-    pub fn parse_dn(&self, text: &str) -> Result<kauri_db::Dn, String> {
-        let dn = kauri_db::Dn::parse(text).map_err(|e| e.to_string())?;
+    /// Parses a DN a client sent (`what` names it in the error: "DN", "base DN", …). A
+    /// domain refuses an RDN with an empty value (`CN=`), as AD does, where plain LDAP (RFC
+    /// 4514) allows one. Names past the depth and length limits get invalidDNSyntax with
+    /// the Windows error that names the condition (ERROR_DS_NAME_TOO_MANY_PARTS,
+    /// ERROR_DS_NAME_TOO_LONG).
+    pub fn parse_dn(&self, what: &str, text: &str) -> Result<kauri_db::Dn, LdapResult> {
+        use kauri_db::dn::DnError;
+        let invalid = |text: String| LdapResult::new(ResultCode::INVALID_DN_SYNTAX, text);
+        let dn = kauri_db::Dn::parse(text).map_err(|e| match e {
+            DnError::TooManyRdns => invalid(format!("0000209B: invalid {what}: {e}")),
+            DnError::TooLong(_) => invalid(format!("0000209C: invalid {what}: {e}")),
+            e => invalid(format!("invalid {what}: {e}")),
+        })?;
         if self.dir.domain().is_some() {
             for rdn in dn.rdns() {
-                self.check_rdn(rdn)?;
+                self.check_rdn(rdn)
+                    .map_err(|e| invalid(format!("invalid {what}: {e}")))?;
             }
         }
         Ok(dn)

@@ -118,6 +118,9 @@ pub fn render(ctx: &Ctx) -> String {
         "gauge",
         ctx.db.highest_committed_usn(),
     );
+    ctx.admission
+        .counters()
+        .render("ldap", ctx.admission.open(), &mut s);
     let w = ctx.writer.stats();
     gauge(
         &mut s,
@@ -159,33 +162,42 @@ pub fn render(ctx: &Ctx) -> String {
     s
 }
 
+/// Scrapes answered at once; more are closed unanswered (a scraper comes every few
+/// seconds, so anything beyond this is not a scraper).
+const MAX_SCRAPES: usize = 16;
+
 /// Serves the metrics on `listener` until the task is dropped.
 pub async fn serve(listener: TcpListener, ctx: Arc<Ctx>) {
+    let scrapes = Arc::new(tokio::sync::Semaphore::new(MAX_SCRAPES));
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(permit) = scrapes.clone().try_acquire_owned() else {
             continue;
         };
         let ctx = ctx.clone();
         tokio::spawn(async move {
-            // Read the request head (bounded); any path gets the metrics.
+            let _permit = permit;
+            // Read the request head (bounded in size and in time); any path gets the
+            // metrics.
             let mut buf = [0u8; 4096];
             let mut got = 0;
-            while got < buf.len() {
-                match tokio::time::timeout(
-                    std::time::Duration::from_secs(5),
-                    stream.read(&mut buf[got..]),
-                )
-                .await
-                {
-                    Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
-                    Ok(Ok(n)) => {
-                        got += n;
-                        if buf[..got].windows(4).any(|w| w == b"\r\n\r\n") {
-                            break;
+            let head = async {
+                while got < buf.len() {
+                    match stream.read(&mut buf[got..]).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            got += n;
+                            if buf[..got].windows(4).any(|w| w == b"\r\n\r\n") {
+                                break;
+                            }
                         }
                     }
                 }
-            }
+            };
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), head).await;
             let body = render(&ctx);
             let head = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",

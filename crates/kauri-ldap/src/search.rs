@@ -270,12 +270,15 @@ pub enum Sink {
     /// The connection's response channel.
     Channel(Sender<Vec<u8>>),
     /// Responses kept for the connection task; `too_big` is set when the search turned out
-    /// to need more than [`INLINE_CANDIDATES`] candidates and was not run.
+    /// to need more than [`INLINE_CANDIDATES`] candidates, or more than [`INLINE_BUDGET`]
+    /// of time, and was not finished.
     Buffer {
         /// The encoded responses, in order.
         messages: parking_lot::Mutex<Vec<Vec<u8>>>,
         /// Set when the search must run on a blocking thread instead.
         too_big: std::sync::atomic::AtomicBool,
+        /// When the search started.
+        started: Instant,
     },
 }
 
@@ -285,6 +288,22 @@ impl Sink {
         Sink::Buffer {
             messages: parking_lot::Mutex::new(Vec::new()),
             too_big: std::sync::atomic::AtomicBool::new(false),
+            started: Instant::now(),
+        }
+    }
+
+    /// Whether a search on the connection task has used up its time: it is then marked
+    /// too big, stops, and runs again from the start on a blocking thread, so no search
+    /// holds up the other connections served by the same thread.
+    fn over_budget(&self) -> bool {
+        match self {
+            Sink::Buffer {
+                too_big, started, ..
+            } if started.elapsed() > INLINE_BUDGET => {
+                too_big.store(true, std::sync::atomic::Ordering::Relaxed);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -306,6 +325,10 @@ impl Sink {
 /// run on the connection's own task: their few record reads cost less than two thread
 /// hand-overs.
 pub const INLINE_CANDIDATES: usize = 32;
+
+/// The most time a search may take on the connection's own task; one that needs more
+/// (an expensive filter, large constructed attributes) is moved to a blocking thread.
+pub const INLINE_BUDGET: Duration = Duration::from_millis(2);
 
 fn send(out: &Sink, bytes: Vec<u8>) -> bool {
     match out {
@@ -449,7 +472,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     }
     // Only a base named `CN=Aggregate` can be the subschema entry: other base searches
     // (the common read of one object) skip working out the default naming context.
-    let base_dn = ctx.parse_dn(&crate::extdn::plain_dn(ctx, &req.base));
+    let base_dn = ctx.parse_dn("base DN", &crate::extdn::plain_dn(ctx, &req.base));
     let aggregate = base_dn
         .as_ref()
         .ok()
@@ -484,12 +507,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         };
         return Err(LdapResult::new(ResultCode::OPERATIONS_ERROR, text));
     }
-    let base = base_dn.map_err(|e| {
-        LdapResult::new(
-            ResultCode::INVALID_DN_SYNTAX,
-            format!("invalid base DN: {e}"),
-        )
-    })?;
+    let base = base_dn?;
     let filter = effective_filter(ctx, job);
     let scope = match req.scope {
         SearchScope::Base => Scope::Base,
@@ -604,6 +622,9 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                             return Ok(None);
                         }
                     }
+                    if job.out.over_budget() {
+                        return Ok(None);
+                    }
                     c
                 }
             };
@@ -650,7 +671,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             let cancel = &job.cancel;
             more = snap
                 .advance(&mut cursor, BATCH, |hit| {
-                    if cancel.is_cancelled() {
+                    if cancel.is_cancelled() || job.out.over_budget() {
                         return Ok(ControlFlow::Break(()));
                     }
                     batch.push(entry_message(
@@ -679,7 +700,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 return Err(db_result(&e));
             }
         }
-        if !send_all(&job.out, batch) {
+        if job.out.too_big() || !send_all(&job.out, batch) {
             return Ok(None);
         }
     }

@@ -1,16 +1,17 @@
-//! Listening: the plain port (with StartTLS) and the LDAPS port, a bound on connections,
-//! and one task per connection.
+//! Listening: the plain port (with StartTLS), the LDAPS port, the global catalog ports and
+//! the local socket, all under one connection table (`kauri-net`'s admission rules), and
+//! one task per connection.
 
 use std::sync::Arc;
 
 use kauri_domain::directory::Directory;
 use kauri_domain::schema::SchemaSource;
 use kauri_kv::lmdb::LmdbBackend;
+use kauri_net::{Admission, Close, Refusal};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use crate::config::ServerConfig;
-use crate::conn::{self, Io, Transport};
+use crate::conn::{self, Accepted, Io, Transport};
 use crate::ctx::{Counters, Ctx};
 use crate::tls;
 use crate::writer::Writer;
@@ -143,6 +144,7 @@ impl Server {
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
         let channel_binding = tls::channel_binding(&cfg);
         let ctx = Arc::new(Ctx {
+            admission: Admission::new(cfg.connection_limits()),
             admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
             cfg,
             db: dir.db().clone(),
@@ -203,7 +205,6 @@ impl Server {
 
     /// Accepts connections until the task is dropped.
     pub async fn run(self) {
-        let limit = Arc::new(Semaphore::new(self.ctx.cfg.max_connections.max(1)));
         if let Some(m) = self.metrics {
             tokio::spawn(crate::metrics::serve(m, self.ctx.clone()));
         }
@@ -211,29 +212,21 @@ impl Server {
             tokio::spawn(crate::cldap::serve(cldap, self.ctx.clone()));
         }
         if let Some(local) = self.local {
-            tokio::spawn(local_loop(local, self.ctx.clone(), limit.clone()));
+            tokio::spawn(local_loop(local, self.ctx.clone()));
         }
         if self.ctx.dir.domain().is_some() {
             tokio::spawn(collect_tombstones(self.ctx.clone()));
         }
         if let Some(secure) = self.secure {
-            let ctx = self.ctx.clone();
-            let limit = limit.clone();
-            tokio::spawn(accept_loop(secure, ctx, limit, true, false));
+            tokio::spawn(accept_loop(secure, self.ctx.clone(), true, false));
         }
         if let Some(gc) = self.catalog {
-            tokio::spawn(accept_loop(
-                gc,
-                self.ctx.clone(),
-                limit.clone(),
-                false,
-                true,
-            ));
+            tokio::spawn(accept_loop(gc, self.ctx.clone(), false, true));
         }
         if let Some(gc) = self.catalog_tls {
-            tokio::spawn(accept_loop(gc, self.ctx.clone(), limit.clone(), true, true));
+            tokio::spawn(accept_loop(gc, self.ctx.clone(), true, true));
         }
-        accept_loop(self.plain, self.ctx, limit, false, false).await;
+        accept_loop(self.plain, self.ctx, false, false).await;
     }
 }
 
@@ -255,55 +248,89 @@ async fn collect_tombstones(ctx: Arc<Ctx>) {
     }
 }
 
-async fn accept_loop(
-    listener: TcpListener,
-    ctx: Arc<Ctx>,
-    limit: Arc<Semaphore>,
-    tls: bool,
-    catalog: bool,
-) {
+async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, tls: bool, catalog: bool) {
     loop {
-        let Ok(permit) = limit.clone().acquire_owned().await else {
-            return;
-        };
         let (stream, peer) = match listener.accept().await {
             Ok(s) => s,
             Err(e) => {
+                // Out of file descriptors, most likely: wait for connections to end.
                 tracing::warn!(error = %e, "accept failed");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 continue;
             }
         };
         let _ = stream.set_nodelay(true);
+        let slot = match ctx.admission.admit(Some(peer.ip())) {
+            Ok(slot) => slot,
+            Err(why) => {
+                tracing::debug!(%peer, reason = why.name(), "connection refused");
+                // Told at once, so the client fails fast instead of waiting; a TLS port
+                // just closes (nothing can be said before a handshake).
+                if !tls {
+                    tokio::spawn(refuse(stream, why));
+                }
+                continue;
+            }
+        };
         let ctx = ctx.clone();
         tokio::spawn(async move {
-            let peer = peer.to_string();
+            let at = std::time::Instant::now();
             let io: Box<dyn Io> = if tls {
                 let Some(acceptor) = ctx.tls.clone() else {
                     return;
                 };
-                match acceptor.accept(stream).await {
-                    Ok(s) => Box::new(s),
-                    Err(e) => {
-                        tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                        return;
-                    }
+                // The handshake has the time a new connection has for its first request,
+                // and gives way like any idle unauthenticated connection.
+                let init = std::time::Duration::from_secs(ctx.cfg.init_timeout_secs.max(1));
+                tokio::select! {
+                    r = tokio::time::timeout(init, acceptor.accept(stream)) => match r {
+                        Ok(Ok(s)) => Box::new(s),
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            slot.closed_by(Close::InitTimeout);
+                            tracing::debug!(%peer, "TLS handshake timed out");
+                            return;
+                        }
+                    },
+                    _ = slot.evicted() => return,
                 }
             } else {
                 Box::new(stream)
             };
             let transport = if tls { Transport::Tls } else { Transport::Tcp };
-            conn::serve(io, ctx, transport, peer, catalog).await;
-            drop(permit);
+            let accepted = Accepted {
+                transport,
+                peer: peer.to_string(),
+                catalog,
+                slot,
+                at,
+            };
+            conn::serve(io, ctx, accepted).await;
         });
     }
 }
 
-async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>, limit: Arc<Semaphore>) {
+/// Tells a client that cannot be served why, with a notice of disconnection, and closes.
+async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
+    use tokio::io::AsyncWriteExt;
+    let notice = kauri_ldap_proto::encode::encode_message(
+        &kauri_ldap_proto::controls::notice_of_disconnection(
+            kauri_ldap_proto::ResultCode::BUSY,
+            why.text(),
+        ),
+    );
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), async {
+        let _ = stream.write_all(&notice).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
+}
+
+async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>) {
     loop {
-        let Ok(permit) = limit.clone().acquire_owned().await else {
-            return;
-        };
         let stream = match listener.accept().await {
             Ok((s, _)) => s,
             Err(e) => {
@@ -315,15 +342,23 @@ async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>, limit: Ar
         let Ok(cred) = stream.peer_cred() else {
             continue;
         };
+        // The local socket shares the connection table; no address limit applies to it.
+        let Ok(slot) = ctx.admission.admit(None) else {
+            continue;
+        };
         let ctx = ctx.clone();
         tokio::spawn(async move {
-            let transport = Transport::Local {
-                uid: cred.uid(),
-                gid: cred.gid(),
+            let accepted = Accepted {
+                transport: Transport::Local {
+                    uid: cred.uid(),
+                    gid: cred.gid(),
+                },
+                peer: format!("ldapi uid={}", cred.uid()),
+                catalog: false,
+                slot,
+                at: std::time::Instant::now(),
             };
-            let peer = format!("ldapi uid={}", cred.uid());
-            conn::serve(Box::new(stream), ctx, transport, peer, false).await;
-            drop(permit);
+            conn::serve(Box::new(stream), ctx, accepted).await;
         });
     }
 }

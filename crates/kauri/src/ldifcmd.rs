@@ -22,7 +22,7 @@ use kauri_domain::directory::{is_secret, writable_on_add};
 use kauri_domain::schema::Schema;
 use serde_json::json;
 
-use crate::admin::target::{self, Op, TargetArgs};
+use crate::admin::target::{self, Op, OpResult, TargetArgs};
 use crate::ldif_read::{LdifReader, ModOp, Record};
 
 /// What to export and where.
@@ -367,6 +367,100 @@ fn to_op(record: Record) -> Result<Op> {
     })
 }
 
+/// Splits an operation that writes more values than a server takes at once (its limit on
+/// linked values per operation: a group of 100,000 members is one LDIF record) into an
+/// operation within the limit and modifies that add the rest, in order. The parts are
+/// applied one after the other, not as one.
+fn split_large(op: Op, chunk: usize) -> Vec<Op> {
+    let chunk = chunk.max(1);
+    match op {
+        Op::Add { dn, mut attrs } => {
+            let total: usize = attrs.iter().map(|(_, v)| v.len()).sum();
+            if total <= chunk {
+                return vec![Op::Add { dn, attrs }];
+            }
+            // The small attributes go whole into the add; the large ones as far as room is
+            // left, and the rest of their values after.
+            let mut order: Vec<usize> = (0..attrs.len()).collect();
+            order.sort_by_key(|&i| attrs.get(i).map_or(0, |(_, v)| v.len()));
+            let mut room = chunk;
+            let mut rest: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
+            for i in order {
+                let Some((name, values)) = attrs.get_mut(i) else {
+                    continue;
+                };
+                let keep = values.len().min(room.max(1));
+                room = room.saturating_sub(keep);
+                if keep < values.len() {
+                    rest.push((name.clone(), values.split_off(keep)));
+                }
+            }
+            let mut out = vec![Op::Add {
+                dn: dn.clone(),
+                attrs,
+            }];
+            for (name, values) in rest {
+                for part in values.chunks(chunk) {
+                    out.push(Op::Modify {
+                        dn: dn.clone(),
+                        mods: vec![Modification {
+                            op: ModifyOp::Add,
+                            attr: name.clone(),
+                            values: part.to_vec(),
+                        }],
+                    });
+                }
+            }
+            out
+        }
+        Op::Modify { dn, mods } => {
+            let total: usize = mods.iter().map(|m| m.values.len()).sum();
+            if total <= chunk {
+                return vec![Op::Modify { dn, mods }];
+            }
+            let mut out = Vec::new();
+            let mut current: Vec<Modification> = Vec::new();
+            let mut room = chunk;
+            for m in mods {
+                let mut values = m.values;
+                let mut op = m.op;
+                loop {
+                    if room == 0 {
+                        out.push(std::mem::take(&mut current));
+                        room = chunk;
+                    }
+                    let take = values.len().min(room);
+                    let tail = values.split_off(take);
+                    room -= take;
+                    current.push(Modification {
+                        op,
+                        attr: m.attr.clone(),
+                        values,
+                    });
+                    if tail.is_empty() {
+                        break;
+                    }
+                    values = tail;
+                    // What a replace leaves out is added after it.
+                    if op == ModifyOp::Replace {
+                        op = ModifyOp::Add;
+                    }
+                }
+            }
+            if !current.is_empty() {
+                out.push(current);
+            }
+            out.into_iter()
+                .map(|mods| Op::Modify {
+                    dn: dn.clone(),
+                    mods,
+                })
+                .collect()
+        }
+        other => vec![other],
+    }
+}
+
 /// `kauri ldif import`.
 pub fn import(o: &ImportOptions) -> Result<()> {
     let started = std::time::Instant::now();
@@ -405,7 +499,8 @@ pub fn import(o: &ImportOptions) -> Result<()> {
     let mut stop = false;
     while !stop {
         let mut ops = Vec::with_capacity(o.batch.max(1));
-        let mut lines = Vec::with_capacity(o.batch.max(1));
+        // Per record: its line, its DN, and how many operations it became.
+        let mut records_in_batch: Vec<(usize, String, usize)> = Vec::new();
         for _ in 0..o.batch.max(1) {
             match records.next() {
                 None => {
@@ -414,25 +509,36 @@ pub fn import(o: &ImportOptions) -> Result<()> {
                 }
                 Some(record) => {
                     let record = record.context("reading the LDIF")?;
-                    lines.push(records.last_record_line());
-                    ops.push(to_op(record)?);
+                    let op = to_op(record)?;
+                    let dn = match &op {
+                        Op::Add { dn, .. }
+                        | Op::Modify { dn, .. }
+                        | Op::Delete { dn, .. }
+                        | Op::Rename { dn, .. } => dn.clone(),
+                    };
+                    let parts = split_large(op, kauri_db::config::MAX_LINK_CHANGES);
+                    records_in_batch.push((records.last_record_line(), dn, parts.len()));
+                    ops.extend(parts);
                 }
             }
         }
         if ops.is_empty() {
             break;
         }
-        let dns: Vec<String> = ops
-            .iter()
-            .map(|op| match op {
-                Op::Add { dn, .. }
-                | Op::Modify { dn, .. }
-                | Op::Delete { dn, .. }
-                | Op::Rename { dn, .. } => dn.clone(),
-            })
-            .collect();
-        let results = t.apply_batch(ops, !o.continue_on_error)?;
-        for ((r, line), dn) in results.into_iter().zip(&lines).zip(&dns) {
+        let mut results = t.apply_batch(ops, !o.continue_on_error)?.into_iter();
+        for (line, dn, parts) in &records_in_batch {
+            // A record split into several operations succeeds when they all do.
+            let mut r: OpResult = Ok(());
+            let mut answered = false;
+            for part in results.by_ref().take(*parts) {
+                answered = true;
+                if r.is_ok() {
+                    r = part;
+                }
+            }
+            if !answered {
+                break;
+            }
             match r {
                 Ok(()) => applied += 1,
                 Err(e) => {
@@ -481,4 +587,93 @@ pub fn import(o: &ImportOptions) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, prefix: &str) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| format!("{prefix}{i}").into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn large_records_are_split_in_order() {
+        let op = Op::Add {
+            dn: "CN=G".into(),
+            attrs: vec![
+                ("member".into(), values(25, "m")),
+                ("objectClass".into(), values(2, "c")),
+                ("cn".into(), values(1, "G")),
+            ],
+        };
+        let parts = split_large(op, 10);
+        assert_eq!(parts.len(), 3);
+        let mut members = Vec::new();
+        match &parts[0] {
+            Op::Add { attrs, .. } => {
+                // The small attributes whole, the member list as far as room is left.
+                assert_eq!(attrs[1].1.len(), 2);
+                assert_eq!(attrs[2].1.len(), 1);
+                assert_eq!(attrs[0].1.len(), 7);
+                members.extend(attrs[0].1.clone());
+            }
+            other => panic!("{other:?}"),
+        }
+        for p in &parts[1..] {
+            let Op::Modify { mods, .. } = p else {
+                panic!("{p:?}")
+            };
+            assert_eq!(mods.len(), 1);
+            assert_eq!(mods[0].op, ModifyOp::Add);
+            assert!(mods[0].values.len() <= 10);
+            members.extend(mods[0].values.clone());
+        }
+        assert_eq!(members, values(25, "m"));
+
+        // A replace keeps its meaning: the first part replaces, the rest adds.
+        let op = Op::Modify {
+            dn: "CN=G".into(),
+            mods: vec![
+                Modification {
+                    op: ModifyOp::Replace,
+                    attr: "member".into(),
+                    values: values(12, "m"),
+                },
+                Modification {
+                    op: ModifyOp::Delete,
+                    attr: "description".into(),
+                    values: Vec::new(),
+                },
+            ],
+        };
+        let parts = split_large(op, 5);
+        let flat: Vec<(ModifyOp, String, usize)> = parts
+            .iter()
+            .flat_map(|p| match p {
+                Op::Modify { mods, .. } => mods
+                    .iter()
+                    .map(|m| (m.op, m.attr.clone(), m.values.len()))
+                    .collect::<Vec<_>>(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            flat,
+            vec![
+                (ModifyOp::Replace, "member".into(), 5),
+                (ModifyOp::Add, "member".into(), 5),
+                (ModifyOp::Add, "member".into(), 2),
+                (ModifyOp::Delete, "description".into(), 0),
+            ]
+        );
+        // Small operations are left alone.
+        let small = Op::Delete {
+            dn: "CN=G".into(),
+            tree: false,
+        };
+        assert_eq!(split_large(small, 5).len(), 1);
+    }
 }

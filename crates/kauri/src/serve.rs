@@ -57,9 +57,48 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
+/// Raises the soft limit on open files to the hard one: every connection is a descriptor,
+/// and a service manager's usual soft limit (1,024) is below the connection limit. Says so
+/// when even the hard limit is too low for `connections`.
+fn raise_open_file_limit(connections: usize) {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the one struct passed.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            // SAFETY: as above.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                lim = raised;
+            }
+        }
+        // Room for the database, the listeners and the logs besides the connections.
+        let needed = connections as u64 + 64;
+        if lim.rlim_cur < needed {
+            eprintln!(
+                "kauri: warning: the open file limit is {}, below the {connections} connections \
+                 allowed; raise it (LimitNOFILE=) or lower max_connections",
+                lim.rlim_cur
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = connections;
+}
+
 /// `kauri serve`.
 pub fn serve(o: &Overrides) -> Result<()> {
     let cfg = load_config(o)?;
+    raise_open_file_limit(cfg.max_connections);
     let (dir, source) = open_directory(&cfg.data)?;
     if let Some(d) = dir.domain() {
         eprintln!(

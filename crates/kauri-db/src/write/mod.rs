@@ -14,6 +14,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 mod links;
+mod values;
+
+use values::Seen;
 
 use crate::config::{DbConfig, IndexFlags, LinkRole};
 use crate::db::{Db, T_ENTRIES, T_INDEX, T_META, T_NODES, T_TREE};
@@ -388,6 +391,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     fn normalize(&mut self, attr: &str, values: Vec<Vec<u8>>) -> DbResult<Vec<OwnedValue>> {
         let syn = self.syntax(attr);
         let mut out: Vec<OwnedValue> = Vec::with_capacity(values.len());
+        let mut seen = Seen::default();
         for raw in values {
             // DN values repeat a lot (objectCategory, member) and cost a parse each.
             let cached = if syn == Syntax::Dn {
@@ -412,15 +416,44 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 }
             };
             let v = OwnedValue { raw, norm };
-            if out.iter().any(|o| o.norm() == v.norm()) {
+            if seen.contains(&out, v.norm()) {
                 return Err(DbError::AttributeOrValueExists(format!(
                     "{attr}: value {:?} given twice",
                     String::from_utf8_lossy(&v.raw)
                 )));
             }
+            seen.added(v.norm());
             out.push(v);
         }
         Ok(out)
+    }
+
+    /// Refuses a record that would hold more values than
+    /// [`DbConfig::max_entry_values`] (links not counted), unless it holds no more than
+    /// `before` (a change that shrinks an old oversized record is let through).
+    fn check_value_count(&self, rec: &OwnedRecord, before: usize) -> DbResult<()> {
+        let max = self.cfg.max_entry_values;
+        let n = values::count(rec);
+        if max != 0 && n > max && n > before {
+            return Err(DbError::AdminLimitExceeded(format!(
+                "an entry may hold at most {max} values outside its links; this change \
+                 would leave {n}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` more link values written by the current operation, refusing the
+    /// operation once they pass [`DbConfig::max_link_changes`].
+    fn count_links(&self, total: &mut usize, n: usize) -> DbResult<()> {
+        *total += n;
+        let max = self.cfg.max_link_changes;
+        if max != 0 && *total > max {
+            return Err(DbError::AdminLimitExceeded(format!(
+                "at most {max} linked values may be written in one operation"
+            )));
+        }
+        Ok(())
     }
 
     fn next_usn(&mut self) -> u64 {
@@ -593,22 +626,19 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             let mut new_keys = Vec::new();
             self.attr_keys(a, old_vals, id, &mut old_keys);
             self.attr_keys(a, new_vals, id, &mut new_keys);
-            for k in &old_keys {
-                if !new_keys.contains(k) {
-                    self.kv.delete(T_INDEX, k)?;
-                }
+            for k in values::keys_not_in(&old_keys, &new_keys) {
+                self.kv.delete(T_INDEX, k)?;
             }
             if flags.contains(IndexFlags::UNIQUE) && self.deferred.is_none() {
+                let mut seen = Seen::default();
                 for v in new_vals {
-                    if !old_vals.iter().any(|o| o.norm() == v.norm()) {
+                    if !seen.contains(old_vals, v.norm()) {
                         self.check_unique(a, v, id)?;
                     }
                 }
             }
-            for k in new_keys {
-                if !old_keys.contains(&k) {
-                    self.insert_key(&k)?;
-                }
+            for k in values::keys_not_in(&new_keys, &old_keys) {
+                self.insert_key(k)?;
             }
         }
         Ok(())
@@ -742,6 +772,12 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 )))
             }
         };
+        if parent == 0 && name_norm.len() > read::MAX_NAMING_CONTEXT_LEN {
+            return Err(DbError::UnwillingToPerform(format!(
+                "a naming context's name may not exceed {} bytes",
+                read::MAX_NAMING_CONTEXT_LEN
+            )));
+        }
         let tkey = tree_key(parent, &name_norm, max);
         // The name may be taken under this parent, or reachable another way (a naming
         // context of the same DN above or below an existing one).
@@ -755,6 +791,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             attrs: Vec::new(),
         };
         let mut new_links = Vec::new();
+        let mut link_values = 0;
         for (name, values) in attrs {
             if self.is_usn_attr(&name) {
                 continue;
@@ -767,6 +804,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
             match self.link_role(&name) {
                 Some(LinkRole::Forward { back, .. }) => {
+                    self.count_links(&mut link_values, values.len())?;
                     let targets = self.link_targets(&name, &values)?;
                     new_links.push((self.link_attr(&name, back.as_deref())?, targets));
                     continue;
@@ -777,12 +815,19 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             let vals = self.normalize(&name, values)?;
             let id = self.attr_id(&name)?;
             let a = rec.attr_entry(id);
+            if a.values.is_empty() {
+                a.values = vals;
+                continue;
+            }
+            // The same attribute named twice (in another case, or by OID).
+            let mut seen = Seen::default();
             for v in vals {
-                if a.values.iter().any(|o| o.norm() == v.norm()) {
+                if seen.contains(&a.values, v.norm()) {
                     return Err(DbError::AttributeOrValueExists(format!(
                         "{name}: value given twice"
                     )));
                 }
+                seen.added(v.norm());
                 a.values.push(v);
             }
         }
@@ -798,6 +843,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
         self.set_usn_attr(&mut rec, 0, usn)?;
         self.set_usn_attr(&mut rec, 1, usn)?;
+        self.check_value_count(&rec, 0)?;
         let id = self.next_id;
         self.next_id += 1;
         let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
@@ -853,10 +899,12 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let mut new = old.clone();
         let mut touched = BTreeSet::new();
         let mut links_changed = false;
+        let mut link_values = 0;
         for m in mods {
             check_attr_name(&m.attr)?;
             match self.link_role(&m.attr) {
                 Some(LinkRole::Forward { back, .. }) => {
+                    self.count_links(&mut link_values, m.values.len())?;
                     links_changed |= self.modify_links(id, m, back.as_deref(), permissive)?;
                     continue;
                 }
@@ -895,8 +943,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                             m.attr
                         )));
                     }
+                    let mut seen = Seen::default();
                     for v in vals {
-                        if a.values.iter().any(|o| o.norm() == v.norm()) {
+                        if seen.contains(&a.values, v.norm()) {
                             if permissive {
                                 continue;
                             }
@@ -906,6 +955,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                                 String::from_utf8_lossy(&v.raw)
                             )));
                         }
+                        seen.added(v.norm());
                         a.values.push(v);
                     }
                 }
@@ -919,20 +969,17 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                         }
                         a.values.clear();
                     } else {
-                        for v in vals {
-                            match a.values.iter().position(|o| o.norm() == v.norm()) {
-                                Some(p) => {
-                                    a.values.remove(p);
-                                }
-                                None if permissive => {}
-                                None => {
-                                    return Err(DbError::NoSuchAttribute(format!(
-                                        "{}: value {:?} not present",
-                                        m.attr,
-                                        String::from_utf8_lossy(&v.raw)
-                                    )))
-                                }
-                            }
+                        let missing = values::remove_all(&mut a.values, &vals);
+                        if let (Some(first), false) = (missing.first(), permissive) {
+                            let raw = vals
+                                .iter()
+                                .find(|v| v.norm() == first.as_slice())
+                                .map_or(first.as_slice(), |v| v.raw.as_slice());
+                            return Err(DbError::NoSuchAttribute(format!(
+                                "{}: value {:?} not present",
+                                m.attr,
+                                String::from_utf8_lossy(raw)
+                            )));
                         }
                     }
                 }
@@ -1107,6 +1154,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         if changed.is_empty() && !links_changed && old.parent == new.parent && old.rdn == new.rdn {
             return Ok(());
         }
+        self.check_value_count(&new, values::count(old))?;
         let usn = self.next_usn();
         for &a in &changed {
             let prev = old.attr(a).map(|x| x.stamp).unwrap_or_default();
@@ -1243,6 +1291,12 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             Some(p) => p.child(new_rdn.clone()),
             None => dn.with_rdn(new_rdn.clone()),
         };
+        if target.len() > crate::dn::MAX_DN_RDNS {
+            return Err(DbError::UnwillingToPerform(format!(
+                "the new name would have more than {} RDNs",
+                crate::dn::MAX_DN_RDNS
+            )));
+        }
         let taken_here = match self.kv.get(T_TREE, &new_key)? {
             Some(other) => read_u64_be(other) != Some(id),
             None => false,
