@@ -162,6 +162,95 @@ fn is_map_resized(e: &heed::Error) -> bool {
     matches!(e, heed::Error::Mdb(MdbError::MapResized))
 }
 
+/// Below this many free bytes on the store's file system, an I/O error of a write is taken
+/// for a write the full disk cut short.
+const DISK_FULL_BELOW: u64 = 1 << 20;
+
+/// Bytes an unprivileged user may still write on the file system holding `path` (the root
+/// user may have a little more, in blocks reserved for it).
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // the field types differ between platforms
+fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `path` is NUL-terminated and `st` is writable memory of the type statvfs fills.
+    if unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs succeeded, so it filled `st` (which started zeroed anyway).
+    let st = unsafe { st.assume_init() };
+    Some(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_path: &Path) -> Option<u64> {
+    None
+}
+
+/// The error of a write to the store in `dir`. LMDB reports a write the kernel cut short as
+/// `EIO`, which is what a full disk usually does to it (the first pages fit, the rest do
+/// not): such an error on a file system with next to nothing free is reported as the full
+/// disk it is.
+fn write_error(e: heed::Error, dir: &Path) -> KvError {
+    explain_write_error(e, free_bytes(dir))
+}
+
+/// [`write_error`] with the free bytes known (`None`: unknown).
+fn explain_write_error(e: heed::Error, free: Option<u64>) -> KvError {
+    let eio = matches!(&e, heed::Error::Io(io) if io.raw_os_error() == Some(5));
+    match free {
+        Some(free) if eio && free < DISK_FULL_BELOW => KvError::Storage(format!(
+            "No space left on device: a write to the database file was cut short \
+             ({free} bytes free on its file system; LMDB reported: {e})"
+        )),
+        _ => storage(e),
+    }
+}
+
+/// Gives the lock file its blocks. LMDB creates `lock.mdb` with `ftruncate`, so it is sparse,
+/// and writes its reader table through a shared writable map of it: the first snapshot
+/// that needs a page of the table no block backs yet, when the disk is full, kills the
+/// process with SIGBUS. `fallocate` (mode 0: only holes get blocks, no byte and not the
+/// length change) goes through LMDB's own descriptor, found in `/proc/self/fd`, because
+/// closing another descriptor of the file would drop the `fcntl` locks LMDB holds on it.
+/// Returns whether the descriptor was found.
+#[cfg(target_os = "linux")]
+fn reserve_lock_file(dir: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let lock = fs::metadata(dir.join("lock.mdb"))?;
+    for entry in fs::read_dir("/proc/self/fd")? {
+        let entry = entry?;
+        let Some(fd) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // `metadata` follows the link to the open file, without opening it.
+        let Ok(m) = fs::metadata(entry.path()) else {
+            continue;
+        };
+        if m.dev() != lock.dev() || m.ino() != lock.ino() {
+            continue;
+        }
+        let len = libc::off_t::try_from(m.len()).unwrap_or(libc::off_t::MAX);
+        // SAFETY: `fd` is the descriptor the open environment keeps on the lock file for its
+        // whole life; mode 0 only allocates blocks for holes.
+        if unsafe { libc::fallocate(fd, 0, 0, len) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve_lock_file(_dir: &Path) -> std::io::Result<bool> {
+    Ok(true)
+}
+
 fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to).saturating_mul(to)
 }
@@ -273,6 +362,19 @@ impl LmdbBackend {
         // SAFETY: the file is only accessed through LMDB, whose lock file coordinates every
         // process; heed refuses to open the same environment twice in this process.
         let env = unsafe { env_options.open(dir) }.map_err(|e| open_err(e.to_string()))?;
+        match reserve_lock_file(dir) {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(
+                path = %dir.display(),
+                "LMDB's lock file descriptor was not found; its space is not reserved"
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::StorageFull => tracing::warn!(
+                path = %dir.display(),
+                "no space to reserve LMDB's lock file: with the disk full, a burst of \
+                 snapshots can stop the process"
+            ),
+            Err(e) => tracing::debug!(error = %e, "LMDB's lock file space is not reserved"),
+        }
         let stale = env
             .clear_stale_readers()
             .map_err(|e| open_err(e.to_string()))?;
@@ -689,7 +791,7 @@ impl<'e> LmdbWrite<'e> {
                         "the map is still full after {rounds} resizes"
                     ))));
                 }
-                Err(e) => return Err(storage(e)),
+                Err(e) => return Err(write_error(e, &self.backend.path)),
             }
         };
         self.log(op);
@@ -885,7 +987,7 @@ impl WriteTxn for LmdbWrite<'_> {
                         "the map is still full after {rounds} resizes"
                     ))));
                 }
-                Err(e) => return Err(storage(e)),
+                Err(e) => return Err(write_error(e, &self.backend.path)),
             }
         }
         // The batch's bytes stay with the caller, so the replay log cannot reproduce it.
@@ -986,7 +1088,7 @@ impl WriteTxn for LmdbWrite<'_> {
                     rounds += 1;
                     self.recover(0)?;
                 }
-                Err(e) => return Err(self.fail(storage(e))),
+                Err(e) => return Err(self.fail(write_error(e, &self.backend.path))),
             }
         }
     }
@@ -1085,5 +1187,41 @@ impl Backend for LmdbBackend {
 
     fn write_active(&self) -> bool {
         self.write_active.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os_error(code: i32) -> heed::Error {
+        heed::Error::Io(std::io::Error::from_raw_os_error(code))
+    }
+
+    #[test]
+    fn a_write_cut_short_on_a_full_disk_is_reported_as_the_full_disk() {
+        let full = explain_write_error(os_error(5), Some(4096)).to_string();
+        assert!(
+            full.starts_with("storage error: No space left on device: "),
+            "{full}"
+        );
+        assert!(full.contains("4096 bytes free"), "{full}");
+        assert!(full.contains("Input/output error (os error 5)"), "{full}");
+        // An I/O error with room on the disk, or room unknown, stays what it is.
+        for free in [Some(DISK_FULL_BELOW), None] {
+            let e = explain_write_error(os_error(5), free).to_string();
+            assert_eq!(e, "storage error: Input/output error (os error 5)");
+        }
+        // The kernel's own ENOSPC already says so.
+        let e = explain_write_error(os_error(28), Some(0)).to_string();
+        assert_eq!(e, "storage error: No space left on device (os error 28)");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn free_bytes_reads_the_file_system() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(free_bytes(dir.path()).is_some_and(|f| f > 0));
+        assert_eq!(free_bytes(&dir.path().join("missing")), None);
     }
 }

@@ -3,9 +3,12 @@
 
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The Administrator's password of every test domain.
 pub const PASSWORD: &str = "Passw0rd.Admin";
@@ -79,7 +82,12 @@ pub struct Served {
     pub gc_addr: Option<String>,
     /// The CA certificate that signed the server's.
     pub ca: PathBuf,
+    /// The last lines the server logged after it started serving.
+    log: Arc<Mutex<VecDeque<String>>>,
 }
+
+/// How many of the server's last log lines [`Served`] keeps.
+const LOG_LINES: usize = 200;
 
 impl Drop for Served {
     fn drop(&mut self) {
@@ -97,6 +105,46 @@ impl Served {
     /// `ldaps://…`.
     pub fn ldaps(&self) -> String {
         format!("ldaps://{}", self.tls_addr)
+    }
+
+    /// Whether the server process is still running.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Kills the server with SIGKILL, as a crash or a power cut would stop it, and waits
+    /// for it to be gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Stops the server with SIGTERM and waits for it to end (at most a minute, then it is
+    /// killed); returns how it ended.
+    pub fn stop(&mut self) -> ExitStatus {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status;
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                panic!(
+                    "the server did not stop within a minute of SIGTERM; it logged:\n{}",
+                    self.log_tail()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The last lines the server logged after it started serving.
+    pub fn log_tail(&self) -> String {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.iter().map(|l| format!("{l}\n")).collect()
     }
 
     /// The arguments that make a command act on this server as the Administrator.
@@ -152,14 +200,26 @@ pub fn serve(data: &Path) -> Served {
             break;
         }
     }
-    // Keep draining what the server logs, so it never writes into a closed pipe.
-    std::thread::spawn(move || lines.for_each(drop));
+    // Keep draining what the server logs, so it never writes into a closed pipe, and keep
+    // the last lines for messages.
+    let log = Arc::new(Mutex::new(VecDeque::with_capacity(LOG_LINES)));
+    let kept = log.clone();
+    std::thread::spawn(move || {
+        for l in lines {
+            let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+            if kept.len() == LOG_LINES {
+                kept.pop_front();
+            }
+            kept.push_back(l);
+        }
+    });
     Served {
         child,
         addr,
         tls_addr,
         gc_addr,
         ca: data.join("tls").join("ca.pem"),
+        log,
     }
 }
 
