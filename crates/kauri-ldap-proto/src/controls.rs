@@ -19,6 +19,9 @@ pub const VLV_REQUEST: &str = "2.16.840.1.113730.3.4.9";
 pub const VLV_RESPONSE: &str = "2.16.840.1.113730.3.4.10";
 /// AD tree delete: delete an entry with its subtree.
 pub const TREE_DELETE: &str = "1.2.840.113556.1.4.805";
+/// AD tree delete with a limit: at most so many objects per request, adminLimitExceeded
+/// (ERROR_DS_TREE_DELETE_NOT_FINISHED) while objects remain.
+pub const TREE_DELETE_EX: &str = "1.2.840.113556.1.4.2204";
 /// AD permissive modify: adding a present value or deleting an absent one succeeds.
 pub const PERMISSIVE_MODIFY: &str = "1.2.840.113556.1.4.1413";
 /// AD domain scope: no referrals to other domains.
@@ -74,6 +77,7 @@ pub const KNOWN_CONTROLS: &[&str] = &[
     VLV_REQUEST,
     VLV_RESPONSE,
     TREE_DELETE,
+    TREE_DELETE_EX,
     PERMISSIVE_MODIFY,
     DOMAIN_SCOPE,
     SEARCH_OPTIONS,
@@ -225,6 +229,42 @@ impl ControlValue for PagedResults {
             let size = to_i32(oid, "size", r.integer().map_err(&err)?)?;
             let cookie = r.octet_string().map_err(&err)?.to_vec();
             Ok(PagedResults { size, cookie })
+        })
+    }
+}
+
+/// The tree delete control with a limit (LDAP_SERVER_TREE_DELETE_EX_OID):
+/// `SEQUENCE { countOfObjectsToDelete INTEGER }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeDeleteEx {
+    /// The most objects one request deletes, as the client sent it.
+    pub count: i32,
+}
+
+impl TreeDeleteEx {
+    /// The most objects one request deletes: the client's count between 2 and 16,384,
+    /// as AD applies it.
+    pub fn limit(&self) -> usize {
+        usize::try_from(self.count.clamp(2, 16_384)).unwrap_or(2)
+    }
+}
+
+impl ControlValue for TreeDeleteEx {
+    const OID: &'static str = TREE_DELETE_EX;
+
+    fn encode_value(&self) -> Option<Vec<u8>> {
+        Some(build(|w| w.sequence(|w| w.integer(i64::from(self.count)))))
+    }
+
+    fn decode_value(value: Option<&[u8]>) -> Result<Self, ControlError> {
+        let oid = Self::OID;
+        in_sequence(oid, required(oid, value)?, |r| {
+            let count = to_i32(
+                oid,
+                "countOfObjectsToDelete",
+                r.integer().map_err(malformed(oid))?,
+            )?;
+            Ok(TreeDeleteEx { count })
         })
     }
 }
@@ -644,6 +684,8 @@ pub enum Known {
     Asq(Asq),
     /// Tree delete.
     TreeDelete,
+    /// Tree delete with a limit.
+    TreeDeleteEx(TreeDeleteEx),
     /// Permissive modify.
     PermissiveModify,
     /// Domain scope.
@@ -683,6 +725,7 @@ pub fn decode_known(c: &Control) -> Result<Known, ControlError> {
         SD_FLAGS => Known::SdFlags(SdFlags::from_control(c)?),
         ASQ => Known::Asq(Asq::from_control(c)?),
         TREE_DELETE => Known::TreeDelete,
+        TREE_DELETE_EX => Known::TreeDeleteEx(TreeDeleteEx::from_control(c)?),
         PERMISSIVE_MODIFY => Known::PermissiveModify,
         DOMAIN_SCOPE => Known::DomainScope,
         SHOW_DELETED => Known::ShowDeleted,

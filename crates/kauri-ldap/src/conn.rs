@@ -41,7 +41,7 @@ use crate::result::{db_result, dir_result};
 use crate::search::{self, CursorStore, SearchJob};
 use kauri_auth::spnego::SpnegoServer;
 use kauri_auth::SecurityLayer;
-use kauri_domain::directory::{BindUpdate, Caller, Change, Request};
+use kauri_domain::directory::{BindUpdate, Caller, Change, DirError, Request, TREE_DELETE_STEP};
 
 /// A byte stream a connection can run on (TCP, TLS over TCP, a Unix socket).
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -768,10 +768,30 @@ impl Conn {
             }
             ProtocolOp::DelRequest(dn) => {
                 let subtree = has_control(&m.controls, ctl::TREE_DELETE);
-                let op = self
-                    .ctx
-                    .parse_dn("DN", &extdn::plain_dn(&self.ctx, &dn))
-                    .map(|dn| Change::Delete { dn, tree: subtree });
+                let limited = m.controls.iter().find(|c| c.oid == ctl::TREE_DELETE_EX);
+                let target = self.ctx.parse_dn("DN", &extdn::plain_dn(&self.ctx, &dn));
+                if (subtree || limited.is_some()) && self.ctx.dir.domain().is_some() {
+                    let limit =
+                        match limited.map(<ctl::TreeDeleteEx as ctl::ControlValue>::from_control) {
+                            Some(Ok(x)) => Ok(Some(x.limit())),
+                            Some(Err(e)) => {
+                                Err(LdapResult::new(ResultCode::PROTOCOL_ERROR, e.to_string()))
+                            }
+                            None => Ok(None),
+                        };
+                    let result = self
+                        .tree_delete(&m.controls, target.and_then(|t| limit.map(|l| (t, l))))
+                        .await;
+                    self.ctx.counters.finish(
+                        OP_DELETE,
+                        result.code == ResultCode::SUCCESS,
+                        started.elapsed(),
+                    );
+                    self.reply(msg(id, ProtocolOp::DelResponse(result)));
+                    drop(permit);
+                    return Next::Continue;
+                }
+                let op = target.map(|dn| Change::Delete { dn, tree: subtree });
                 self.write(
                     OP_DELETE,
                     id,
@@ -1230,6 +1250,61 @@ impl Conn {
             let _ = out.send(msg(id, respond(result))).await;
             drop(permit);
         });
+    }
+
+    /// A tree delete in a domain, in steps of at most [`TREE_DELETE_STEP`] objects that
+    /// each commit on their own, so other writers go between them; the connection reads
+    /// nothing more until it is done (its later requests keep their order). With the
+    /// limited control (TREE_DELETE_EX) one step of the client's size is taken and
+    /// adminLimitExceeded answers while objects remain, as AD does.
+    async fn tree_delete(
+        &self,
+        controls: &[Control],
+        target: Result<(Dn, Option<usize>), LdapResult>,
+    ) -> LdapResult {
+        if self.catalog {
+            return LdapResult::new(
+                ResultCode::UNWILLING_TO_PERFORM,
+                "00002077: the global catalog is read-only; write on the domain's LDAP port",
+            );
+        }
+        if let Err(r) = check_controls(controls, &[ctl::TREE_DELETE, ctl::TREE_DELETE_EX]) {
+            return r;
+        }
+        let (dn, limit) = match target {
+            Ok(t) => t,
+            Err(r) => return r,
+        };
+        let mut first = true;
+        loop {
+            let step = kauri_domain::directory::TreeStep {
+                max: limit.unwrap_or(TREE_DELETE_STEP),
+                first,
+            };
+            let queued = self.ctx.writer.enqueue(Request {
+                caller: self.caller(),
+                encrypted: self.passwords_allowed(),
+                change: Change::DeleteTreeStep {
+                    dn: dn.clone(),
+                    step,
+                },
+            });
+            let outcome = match queued {
+                Ok(rx) => rx.await,
+                Err(e) => return dir_result(&e),
+            };
+            match outcome {
+                Ok(Ok(())) => return LdapResult::success(),
+                Ok(Err(DirError::TreeDeleteNotFinished(_))) if limit.is_none() => first = false,
+                Ok(Err(e)) => return dir_result(&e),
+                Err(_) => {
+                    return LdapResult::new(
+                        ResultCode::UNAVAILABLE,
+                        "the writer dropped the request".to_string(),
+                    )
+                }
+            }
+        }
     }
 
     /// RFC 3062: the administrator sets anyone's password; a user changes their own after

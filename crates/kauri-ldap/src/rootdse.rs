@@ -15,6 +15,7 @@ pub const SUPPORTED_CONTROLS: &[&str] = &[
     ctl::SORT_REQUEST,
     ctl::VLV_REQUEST,
     ctl::TREE_DELETE,
+    ctl::TREE_DELETE_EX,
     ctl::PERMISSIVE_MODIFY,
     ctl::DOMAIN_SCOPE,
     ctl::SEARCH_OPTIONS,

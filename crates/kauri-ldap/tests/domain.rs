@@ -371,6 +371,57 @@ print('ok')
     );
 }
 
+/// A tree larger than one step goes in one request (in steps between which other writes
+/// go), and the limited tree delete control (TREE_DELETE_EX) takes one step of the client's
+/// size per request, answering adminLimitExceeded (ERROR_DS_TREE_DELETE_NOT_FINISHED)
+/// until the tree is gone, the root last.
+#[test]
+fn large_trees_are_deleted_in_steps() {
+    ldap3(
+        r#"
+from ldap3 import ASYNC
+def fill(ou, n):
+    a = Connection(Server('127.0.0.1', port=PORT, get_info=None), user=ADMIN, password=PW, client_strategy=ASYNC)
+    a.bind()
+    assert a.add(ou, 'organizationalUnit') is not None
+    sub = 'OU=Sub,' + ou
+    a.add(sub, 'organizationalUnit')
+    ids = [a.add('CN=c%d,%s' % (i, sub if i % 2 else ou), 'contact') for i in range(n)]
+    for m in ids:
+        r = a.get_response(m)[1]
+        assert r['result'] == 0, r
+    a.unbind()
+c = plain()
+ou = 'OU=Wide,' + BASE
+fill(ou, 2500)
+assert c.delete(ou, controls=[('1.2.840.113556.1.4.805', True, None)]), c.result
+c.search(BASE, '(objectClass=contact)', attributes=['cn'])
+assert not [e for e in c.entries if 'Wide' in e.entry_dn], 'left behind'
+c.search(ou, '(objectClass=*)', search_scope=SBASE)
+assert code(c) == 32, c.result
+# The limited control: 300 per request.
+ou = 'OU=Limited,' + BASE
+fill(ou, 700)
+ex = [('1.2.840.113556.1.4.2204', True, b'0,')]
+rounds = 0
+while True:
+    done = c.delete(ou, controls=ex)
+    rounds += 1
+    if done:
+        break
+    assert code(c) == 11, c.result
+    assert c.result['message'].startswith('000020CD'), c.result
+    c.search(ou, '(objectClass=*)', search_scope=SBASE)
+    assert code(c) == 0, ('the root went before its tree', c.result)
+assert rounds == 3, rounds
+c.search(ou, '(objectClass=*)', search_scope=SBASE)
+assert code(c) == 32, c.result
+print('ok')
+"#,
+        "tree delete in steps",
+    );
+}
+
 #[test]
 fn passwords_policies_and_access() {
     ldap3(

@@ -14,7 +14,7 @@ use super::classes::SchemaSnapshot;
 use super::error::{DirError, DirResult};
 use super::info::DomainInfo;
 use super::view::View;
-use super::{is_tombstone, may_live_below, no_such_object, now_secs, Directory, Request};
+use super::{is_tombstone, may_live_below, no_such_object, now_secs, Directory, Request, TreeStep};
 use crate::schema::FPRESERVEONDELETE;
 use crate::sid::Sid;
 
@@ -89,13 +89,18 @@ const KEPT_ON_DELETE: &[&str] = &[
 
 impl<B: Backend> Directory<B> {
     /// Deletes an entry (with `tree`, its subtree): tombstones in a domain, plain removal
-    /// otherwise.
+    /// otherwise. With `step`, a tree delete goes as far as the step allows, the deepest
+    /// objects first, and answers [`DirError::TreeDeleteNotFinished`] when objects remain
+    /// (the entry itself goes last). The whole subtree is checked for critical system
+    /// objects before anything is deleted: once by a plain tree delete, by the first step
+    /// of a stepwise one.
     pub(crate) fn delete(
         &self,
         w: &mut DbWrite<'_, B>,
         req: &Request,
         dn: &Dn,
         tree: bool,
+        step: Option<TreeStep>,
     ) -> DirResult<()> {
         Access::of(&req.caller).may_change_tree()?;
         let Some(domain) = self.domain() else {
@@ -117,35 +122,64 @@ impl<B: Backend> Directory<B> {
                 ),
             )));
         }
-        // Children first, so each moves out of a parent that still exists.
-        let mut order = vec![id];
-        let mut i = 0;
-        while let Some(&cur) = order.get(i) {
-            // Tombstones kept in place below a deleted site or server are deleted already.
-            let live: Vec<u64> = w
-                .children(cur)?
-                .into_iter()
-                .filter(|c| !is_tombstone(w, *c))
-                .collect();
-            order.extend(live);
-            i += 1;
-        }
-        if tree && !req.caller.is_system() {
-            for &victim in &order {
-                if w.text(victim, "isCriticalSystemObject")?
-                    .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
-                {
-                    return Err(DirError::UnwillingToPerform(format!(
-                        "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
-                         system object and cannot be removed by a tree delete",
-                        w.dn_of(victim)?
-                    )));
+        let check_all = tree && !req.caller.is_system() && step.is_none_or(|s| s.first);
+        let (victims, finished) = match step {
+            Some(s) if !check_all => deepest_first(w, id, s.max.max(1))?,
+            _ => {
+                // Children first, so each moves out of a parent that still exists.
+                let mut order = vec![id];
+                let mut i = 0;
+                while let Some(&cur) = order.get(i) {
+                    // Tombstones kept in place below a deleted site or server are deleted
+                    // already.
+                    let live: Vec<u64> = w
+                        .children(cur)?
+                        .into_iter()
+                        .filter(|c| !is_tombstone(w, *c))
+                        .collect();
+                    order.extend(live);
+                    i += 1;
                 }
+                if check_all {
+                    for &victim in &order {
+                        self.refuse_critical(w, victim)?;
+                    }
+                }
+                order.reverse();
+                let max = step.map_or(usize::MAX, |s| s.max.max(1));
+                let finished = order.len() <= max;
+                order.truncate(max);
+                (order, finished)
             }
-        }
+        };
         let snap = self.schema();
-        for &victim in order.iter().rev() {
+        for &victim in &victims {
+            // A step after the first checks what it deletes (the subtree may have grown).
+            if step.is_some() && !check_all && tree && !req.caller.is_system() {
+                self.refuse_critical(w, victim)?;
+            }
             self.tombstone(w, &snap, &domain, victim, req.caller.is_system())?;
+        }
+        if !finished {
+            return Err(DirError::TreeDeleteNotFinished(format!(
+                "000020CD: SvcErr: problem 5008 (ADMIN_LIMIT_EXCEEDED), data 0: the tree \
+                 delete is not finished: {} objects were deleted below {dn}, and more remain",
+                victims.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// AD's refusal to tree-delete a critical system object.
+    fn refuse_critical(&self, w: &DbWrite<'_, B>, victim: u64) -> DirResult<()> {
+        if w.text(victim, "isCriticalSystemObject")?
+            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
+        {
+            return Err(DirError::UnwillingToPerform(format!(
+                "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
+                 system object and cannot be removed by a tree delete",
+                w.dn_of(victim)?
+            )));
         }
         Ok(())
     }
@@ -587,4 +621,36 @@ impl<B: Backend> Directory<B> {
         }
         Ok(purged)
     }
+}
+
+/// At most `max` live objects of the subtree at `root`, children before their parents (a
+/// depth-first walk in post-order that stops as soon as it has `max`), and whether that is
+/// the whole subtree (then `root` is the last).
+fn deepest_first<B: Backend>(
+    w: &DbWrite<'_, B>,
+    root: u64,
+    max: usize,
+) -> DirResult<(Vec<u64>, bool)> {
+    let mut out = Vec::new();
+    // Each frame: an object and its children not visited yet (tombstones are skipped as
+    // they come up, so a wide container costs a scan of its child ids, not their records).
+    let mut stack: Vec<(u64, std::vec::IntoIter<u64>)> =
+        vec![(root, w.children(root)?.into_iter())];
+    while let Some((id, children)) = stack.last_mut() {
+        let id = *id;
+        match children.find(|c| !is_tombstone(w, *c)) {
+            Some(child) => {
+                let grandchildren = w.children(child)?.into_iter();
+                stack.push((child, grandchildren));
+            }
+            None => {
+                stack.pop();
+                out.push(id);
+                if out.len() >= max {
+                    return Ok((out, stack.is_empty()));
+                }
+            }
+        }
+    }
+    Ok((out, true))
 }

@@ -69,6 +69,10 @@ pub enum DirError {
         /// Where to ask instead.
         url: String,
     },
+    /// A tree delete step deleted what it could and objects remain (11, AD's
+    /// ERROR_DS_TREE_DELETE_NOT_FINISHED); what it deleted stays deleted.
+    #[error("{0}")]
+    TreeDeleteNotFinished(String),
     /// A password change gave the wrong old password (19); it counts as a bad password
     /// for the account's lockout.
     #[error("{message}")]
@@ -103,6 +107,7 @@ impl DirError {
             DirError::AffectsMultipleDsas(_) => 71,
             DirError::NotAllowedOnRdn(_) => 67,
             DirError::WrongPassword { .. } => 19,
+            DirError::TreeDeleteNotFinished(_) => 11,
             DirError::Referral { .. } => 10,
         }
     }

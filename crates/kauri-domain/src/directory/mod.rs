@@ -55,6 +55,20 @@ use crate::schema::Schema;
 
 mod caller;
 
+/// Objects one step of a tree delete removes when the client set no limit: a step holds
+/// the writer for tens of milliseconds, and a tree of any size goes in as many steps as it
+/// needs.
+pub const TREE_DELETE_STEP: usize = 1_000;
+
+/// How far one step of a tree delete goes ([`Change::DeleteTreeStep`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeStep {
+    /// The most objects the step deletes.
+    pub max: usize,
+    /// Whether it is the first step: it checks the whole subtree before deleting.
+    pub first: bool,
+}
+
 /// One change a client (or the server itself) asks for.
 #[derive(Debug, Clone)]
 pub enum Change {
@@ -76,6 +90,16 @@ pub enum Change {
         dn: Dn,
         /// Delete everything below it too.
         tree: bool,
+    },
+    /// One step of a tree delete in a domain: at most `step.max` objects of the subtree,
+    /// the deepest first, the named entry last. When objects remain the step still
+    /// commits and answers [`DirError::TreeDeleteNotFinished`], so a large tree is deleted
+    /// in steps that each hold the writer briefly.
+    DeleteTreeStep {
+        /// The root of the subtree.
+        dn: Dn,
+        /// How far this step goes.
+        step: TreeStep,
     },
     /// Rename and/or move an entry.
     Rename {
@@ -182,6 +206,11 @@ impl<B: Backend> Directory<B> {
                 w.commit_nested()?;
                 Ok(())
             }
+            // A tree delete step keeps what it deleted.
+            Err(e @ DirError::TreeDeleteNotFinished(_)) => {
+                w.commit_nested()?;
+                Err(e)
+            }
             Err(e) => {
                 w.abort_nested()?;
                 *self.pending.lock() = pending_before;
@@ -211,7 +240,8 @@ impl<B: Backend> Directory<B> {
                 permissive,
             } => self.modify(w, req, &snap, dn, mods, *permissive),
             // Deletes and renames take the plain path themselves when there is no domain.
-            Change::Delete { dn, tree } => self.delete(w, req, dn, *tree),
+            Change::Delete { dn, tree } => self.delete(w, req, dn, *tree, None),
+            Change::DeleteTreeStep { dn, step } => self.delete(w, req, dn, true, Some(*step)),
             Change::Rename {
                 dn,
                 new_rdn,

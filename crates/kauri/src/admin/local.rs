@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use kauri_db::{DbRead, Dn, Entry, Filter, Modification, Rdn, SearchRequest};
-use kauri_domain::directory::{is_secret, Caller, Change, DirError, Directory, Request};
+use kauri_domain::directory::{
+    is_secret, Caller, Change, DirError, Directory, Request, TreeStep, TREE_DELETE_STEP,
+};
 use kauri_kv::lmdb::LmdbBackend;
 
 use super::target::{Attrs, DomainNames, Found, Op, OpResult, Refused, Scope, Target};
@@ -75,6 +77,13 @@ impl LocalTarget {
     }
 
     fn apply(&mut self, change: Change) -> OpResult {
+        self.apply_one(change)?.map_err(refused)
+    }
+
+    /// One change in a transaction of its own, with the directory's answer as it is. A
+    /// refused change still commits: a wrong password counts, as on the server, and a
+    /// tree delete step keeps what it deleted.
+    fn apply_one(&mut self, change: Change) -> anyhow::Result<Result<(), DirError>> {
         let mut w = self.dir.db().write()?;
         let r = self.dir.apply(
             &mut w,
@@ -84,18 +93,11 @@ impl LocalTarget {
                 change,
             },
         );
-        match r {
-            Ok(()) => {
-                w.commit()?;
-                self.dir.after_commit()?;
-                Ok(())
-            }
-            Err(e) => {
-                // A wrong password still counts, as on the server.
-                w.commit()?;
-                Err(refused(e))
-            }
+        w.commit()?;
+        if r.is_ok() {
+            self.dir.after_commit()?;
         }
+        Ok(r)
     }
 }
 
@@ -199,6 +201,26 @@ impl Target for LocalTarget {
     }
 
     fn delete(&mut self, dn: &str, tree: bool) -> OpResult {
+        if tree && self.dir.domain().is_some() {
+            // In steps, each its own transaction, so a server writing the same folder
+            // waits for a step, not for the whole tree.
+            let dn = parse_dn(dn)?;
+            let mut first = true;
+            loop {
+                let step = TreeStep {
+                    max: TREE_DELETE_STEP,
+                    first,
+                };
+                match self.apply_one(Change::DeleteTreeStep {
+                    dn: dn.clone(),
+                    step,
+                })? {
+                    Ok(()) => return Ok(()),
+                    Err(DirError::TreeDeleteNotFinished(_)) => first = false,
+                    Err(e) => return Err(refused(e)),
+                }
+            }
+        }
         let change = to_change(Op::Delete {
             dn: dn.to_string(),
             tree,
