@@ -338,11 +338,25 @@ impl<'a> RecordView<'a> {
         self.dir.is_empty()
     }
 
+    /// The offset in the value area of directory entry `i`.
+    fn offset(&self, i: usize) -> Option<usize> {
+        let at = i.checked_mul(DIR_ENTRY)?.checked_add(4)?;
+        let e = self.dir.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes(e.try_into().ok()?) as usize)
+    }
+
+    /// Directory entry `i`. An attribute's data ends where the next one's starts (the
+    /// encoder writes them back to back, in directory order), so damaged offsets can never
+    /// make two attributes read the same bytes: decoding a record stays linear in its size.
     fn dir_entry(&self, i: usize) -> Option<AttrView<'a>> {
         let e = self.dir.get(i * DIR_ENTRY..(i + 1) * DIR_ENTRY)?;
         let id = u32::from_le_bytes(e.get(0..4)?.try_into().ok()?);
-        let offset = u32::from_le_bytes(e.get(4..8)?.try_into().ok()?) as usize;
-        let data = self.area.get(offset..)?;
+        let offset = self.offset(i)?;
+        let end = match self.offset(i + 1) {
+            Some(next) => next,
+            None => self.area.len(),
+        };
+        let data = self.area.get(offset..end)?;
         let mut pos = 0;
         let count = u32::try_from(get_varint(data, &mut pos)?).ok()?;
         let flags = *data.get(pos)?;
@@ -556,6 +570,36 @@ mod tests {
         assert!(v.attr(4).is_none());
         assert_eq!(v.attr(1).unwrap().values().count(), 2);
         assert_eq!(v.to_owned_record().unwrap(), r);
+    }
+
+    #[test]
+    fn attributes_never_read_each_others_bytes() {
+        // A damaged directory whose entries all point at the same data: each attribute
+        // ends where the next begins, so the shared bytes are read once, not once per
+        // entry (which made a 64 KiB record decode into gigabytes of values).
+        const N: u32 = 1000;
+        const M: usize = 10_000;
+        let mut area = Vec::new();
+        put_varint(&mut area, M as u64);
+        area.push(0);
+        area.resize(area.len() + M, 0);
+        let mut b = vec![MAGIC, FORMAT_VERSION, 0];
+        b.extend_from_slice(&0u64.to_be_bytes());
+        put_varint(&mut b, 1);
+        b.push(b'x');
+        put_varint(&mut b, u64::from(N));
+        for id in 0..N {
+            b.extend_from_slice(&id.to_le_bytes());
+            b.extend_from_slice(&0u32.to_le_bytes());
+        }
+        put_varint(&mut b, area.len() as u64);
+        b.extend_from_slice(&area);
+        put_stamp(&mut b, &Stamp::default());
+        b.extend(std::iter::repeat_n(0u8, N as usize));
+        let v = RecordView::parse(&b).unwrap();
+        let values: usize = v.attrs().map(|a| a.values().count()).sum();
+        assert_eq!(values, M);
+        assert!(v.to_owned_record().is_err());
     }
 
     #[test]

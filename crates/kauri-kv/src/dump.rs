@@ -32,6 +32,8 @@ const TRAILER: &[u8; 4] = b"END!";
 const BATCH_BYTES: usize = 16 << 20;
 /// Values longer than this are refused while loading (LMDB's own limit is below 4 GiB).
 const MAX_VALUE_LEN: u64 = 1 << 31;
+/// A load reads a long key or value this many bytes at a time.
+const READ_PIECE: usize = 1 << 20;
 
 /// What a dump held or a load wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -173,12 +175,19 @@ impl<R: Read> Source<R> {
         Err(dump_error("a length is longer than 10 bytes"))
     }
 
-    /// Appends `len` bytes read from the stream to `buf`.
+    /// Appends `len` bytes read from the stream to `buf`. Memory grows with the bytes
+    /// actually read, a piece at a time, never with what a length field claims: a damaged
+    /// or hostile dump cannot make a load allocate more than it holds.
     fn append(&mut self, buf: &mut Vec<u8>, len: u64) -> KvResult<()> {
-        let start = buf.len();
-        let len = usize::try_from(len).map_err(|_| dump_error("a value is too long"))?;
-        buf.resize(start + len, 0);
-        self.exact(&mut buf[start..])
+        let mut left = usize::try_from(len).map_err(|_| dump_error("a value is too long"))?;
+        while left > 0 {
+            let n = left.min(READ_PIECE);
+            let start = buf.len();
+            buf.resize(start + n, 0);
+            self.exact(&mut buf[start..])?;
+            left -= n;
+        }
+        Ok(())
     }
 }
 

@@ -151,7 +151,7 @@ pub fn is_domain(data: &Path) -> bool {
 }
 
 /// Where a schema came from, for people.
-pub(crate) fn describe(source: &SchemaSource) -> String {
+pub fn describe(source: &SchemaSource) -> String {
     match source {
         SchemaSource::Files(dir) => format!("Microsoft's published schema from {}", dir.display()),
         SchemaSource::Builtin { load_error: None } => {

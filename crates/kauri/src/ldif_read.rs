@@ -3,6 +3,7 @@
 //! moddn), controls, folded lines, comments, base64 values and `file://` URLs. A file of
 //! any size is read with only the current record in memory; every error names its line.
 
+use std::collections::hash_map::{Entry, HashMap};
 use std::io::BufRead;
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -354,7 +355,8 @@ fn split(l: &Line) -> Result<(String, Vec<u8>), LdifError> {
     Ok((name.to_string(), value))
 }
 
-/// The bytes a `file://` URL names.
+/// The bytes a `file://` URL names. Only a regular file is read: a device such as
+/// `/dev/zero` never ends and a FIFO may never answer.
 fn read_url(url: &str) -> Result<Vec<u8>, String> {
     let Some(path) = url
         .strip_prefix("file://")
@@ -362,6 +364,10 @@ fn read_url(url: &str) -> Result<Vec<u8>, String> {
     else {
         return Err(format!("{url}: only file:// URLs are supported"));
     };
+    let meta = std::fs::metadata(path).map_err(|e| format!("{url}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{url}: not a regular file"));
+    }
     std::fs::read(path).map_err(|e| format!("{url}: {e}"))
 }
 
@@ -369,15 +375,28 @@ fn text(l: &Line, value: Vec<u8>, what: &str) -> Result<String, LdifError> {
     String::from_utf8(value).map_err(|_| syntax(l.number, format!("{what} is not UTF-8")))
 }
 
-/// Appends a value to an attribute, grouping values of one attribute (names compared
-/// without case) in the order first seen.
-fn push(attrs: &mut Attrs, name: String, value: Vec<u8>) {
-    match attrs
-        .iter_mut()
-        .find(|(n, _)| n.eq_ignore_ascii_case(&name))
-    {
-        Some((_, v)) => v.push(value),
-        None => attrs.push((name, vec![value])),
+/// A record's attributes as they are read: values of one attribute (names compared
+/// without case) grouped in the order first seen. Groups are found by hash, so a record
+/// of many attributes reads in time linear in its size.
+#[derive(Default)]
+struct Grouped {
+    attrs: Attrs,
+    index: HashMap<String, usize>,
+}
+
+impl Grouped {
+    fn push(&mut self, name: String, value: Vec<u8>) {
+        match self.index.entry(name.to_ascii_lowercase()) {
+            Entry::Occupied(at) => {
+                if let Some((_, values)) = self.attrs.get_mut(*at.get()) {
+                    values.push(value);
+                }
+            }
+            Entry::Vacant(at) => {
+                at.insert(self.attrs.len());
+                self.attrs.push((name, vec![value]));
+            }
+        }
     }
 }
 
@@ -410,29 +429,29 @@ fn parse_record(lines: &[Line]) -> Result<Record, LdifError> {
             if !controls.is_empty() {
                 return Err(syntax(first.number, "controls need a changetype"));
             }
-            let mut attrs = Attrs::new();
+            let mut attrs = Grouped::default();
             for l in rest {
                 let (n, v) = split(l)?;
-                push(&mut attrs, n, v);
+                attrs.push(n, v);
             }
             Ok(Record::Content {
                 dn,
-                attrs,
+                attrs: attrs.attrs,
                 controls,
             })
         }
         Some("add") => {
-            let mut attrs = Attrs::new();
+            let mut attrs = Grouped::default();
             for l in rest {
                 let (n, v) = split(l)?;
-                push(&mut attrs, n, v);
+                attrs.push(n, v);
             }
-            if attrs.is_empty() {
+            if attrs.attrs.is_empty() {
                 return Err(syntax(first.number, "an add record without attributes"));
             }
             Ok(Record::Add {
                 dn,
-                attrs,
+                attrs: attrs.attrs,
                 controls,
             })
         }
@@ -671,6 +690,31 @@ dn: cn=f,dc=x\ncontrol: 1.2.3 false:: AAE=\nchangetype: modrdn\nnewrdn: cn=g\nde
         );
         let e = read("dn: cn=p,dc=x\njpegPhoto:< http://example.com/x\n").unwrap_err();
         assert!(e.to_string().contains("only file:// URLs"), "{e}");
+        // A device never ends: refused, not read until memory runs out.
+        for url in ["file:///dev/zero", "file:///"] {
+            let e = read(&format!("dn: cn=p,dc=x\njpegPhoto:< {url}\n")).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+    }
+
+    #[test]
+    fn many_attributes_read_in_linear_time() {
+        // Grouping values by attribute once compared each new name with every earlier
+        // one: a record of 30,000 attributes (290 KB) took 40 s to read.
+        let n = 100_000;
+        let mut text = String::from("dn: cn=x\n");
+        for i in 0..n {
+            text.push_str(&format!("a{i}: v\nA{i}: w\n"));
+        }
+        let got = read(&text).unwrap();
+        let Record::Content { attrs, .. } = &got[0] else {
+            panic!("a content record")
+        };
+        assert_eq!(attrs.len(), n);
+        assert_eq!(
+            attrs[n - 1],
+            (format!("a{}", n - 1), vec![b"v".to_vec(), b"w".to_vec()])
+        );
     }
 
     #[test]

@@ -9,18 +9,15 @@ mod bench_db;
 mod bench_domain;
 mod bench_ldap;
 mod dbcmd;
-mod domain;
-mod ldif;
-mod ldif_read;
 mod ldifcmd;
 mod populate;
-mod profile;
 mod serve;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use kauri::{domain, ldif, ldif_read, profile};
 
 /// Kauri: an Active Directory-compatible domain controller.
 #[derive(Debug, Parser)]

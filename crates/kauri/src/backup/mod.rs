@@ -8,7 +8,6 @@
 //! does not change after provisioning, so the hashes and the key that unseals them always
 //! agree.
 
-pub mod archive;
 mod online;
 
 use std::io::Read;
@@ -17,6 +16,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use kauri::backup::archive;
 use kauri_db::db::TABLES;
 use kauri_db::Db;
 use kauri_domain::directory::{
