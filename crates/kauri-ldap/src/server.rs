@@ -60,23 +60,27 @@ impl Server {
         }
         let tls_config = tls::tls_config(&cfg)?;
         let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
-        let plain = TcpListener::bind(&cfg.listen)
+        let backlog = u32::try_from(cfg.max_connections)
+            .unwrap_or(u32::MAX)
+            .max(1024);
+        let plain = kauri_net::listen(&cfg.listen, backlog)
             .await
             .map_err(|source| ServeError::Listen {
                 addr: cfg.listen.clone(),
                 source,
             })?;
-        let secure =
-            if cfg.listen_tls.is_empty() {
-                None
-            } else {
-                Some(TcpListener::bind(&cfg.listen_tls).await.map_err(|source| {
-                    ServeError::Listen {
+        let secure = if cfg.listen_tls.is_empty() {
+            None
+        } else {
+            Some(
+                kauri_net::listen(&cfg.listen_tls, backlog)
+                    .await
+                    .map_err(|source| ServeError::Listen {
                         addr: cfg.listen_tls.clone(),
                         source,
-                    }
-                })?)
-            };
+                    })?,
+            )
+        };
         // Metrics are an aid, not a reason to refuse serving: a busy port is logged.
         let metrics = if cfg.metrics_listen.is_empty() {
             None
@@ -128,7 +132,7 @@ impl Server {
             let listener = if addr.is_empty() || dir.domain().is_none() {
                 None
             } else {
-                match TcpListener::bind(addr.as_str()).await {
+                match kauri_net::listen(addr.as_str(), backlog).await {
                     Ok(l) => Some(l),
                     Err(e) => {
                         tracing::warn!(%addr, error = %e, "global catalog port not served");

@@ -12,7 +12,9 @@
 pub mod admission;
 pub mod counters;
 pub mod deadline;
+pub mod listen;
 
 pub use admission::{address_key, Admission, Limits, Refusal, Slot};
 pub use counters::{Close, NetCounters};
 pub use deadline::{is_request_timeout, Guarded, RequestClock};
+pub use listen::listen;
