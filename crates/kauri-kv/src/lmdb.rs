@@ -198,7 +198,7 @@ fn write_error(e: heed::Error, dir: &Path) -> KvError {
 
 /// [`write_error`] with the free bytes known (`None`: unknown).
 fn explain_write_error(e: heed::Error, free: Option<u64>) -> KvError {
-    let eio = matches!(&e, heed::Error::Io(io) if io.raw_os_error() == Some(5));
+    let eio = matches!(&e, heed::Error::Io(io) if io.raw_os_error() == Some(libc::EIO));
     match free {
         Some(free) if eio && free < DISK_FULL_BELOW => KvError::Storage(format!(
             "No space left on device: a write to the database file was cut short \

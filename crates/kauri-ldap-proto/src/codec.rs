@@ -207,6 +207,12 @@ impl SaslFraming {
         }
     }
 
+    /// Whether unwrapped bytes of an incomplete LDAP message wait for the next SASL
+    /// buffer.
+    pub fn has_pending(&self) -> bool {
+        !self.plain.is_empty()
+    }
+
     /// Wraps one encoded message into `dst`.
     pub fn wrap_into(&mut self, message: &[u8], dst: &mut BytesMut) {
         let token = self.layer.wrap(message);

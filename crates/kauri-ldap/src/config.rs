@@ -52,25 +52,31 @@ pub struct ServerConfig {
     pub dns_host_name: String,
     /// Largest accepted request, in bytes; larger ones end the connection.
     pub max_pdu: usize,
-    /// Connections served at once, on every LDAP port together (AD's MaxConnections). When
-    /// all are taken, the unauthenticated connection idle longest is closed for a newcomer;
-    /// when there is none, the newcomer is told the server is busy and disconnected.
+    /// Connections served at once on the network ports together (LDAP, LDAPS, the global
+    /// catalog; AD's MaxConnections). When all are taken, the unauthenticated connection
+    /// idle longest is closed for a newcomer; when there is none, the newcomer is told the
+    /// server is busy and disconnected. The local `ldapi://` socket has a table of its own
+    /// of the same size, so local administration is never crowded out.
     pub max_connections: usize,
-    /// Of `max_connections`, how many only authenticated connections may hold, so clients
-    /// that never bind cannot take every place.
+    /// Of `max_connections`, how many only authenticated connections may hold (at most
+    /// half), so clients that never bind cannot take every place.
     pub reserved_for_authenticated: usize,
     /// Connections from one client address at once (an IPv6 client counts by its /64);
-    /// 0 for no limit.
+    /// 0, the default, for no limit.
     pub max_connections_per_address: usize,
-    /// Connections from one client address that have not authenticated, at once; 0 for no
-    /// limit.
+    /// Connections from one client address that have not authenticated, at once; past it
+    /// the address's own longest-idle unauthenticated connection gives way, or the
+    /// newcomer is refused. 0 for no limit.
     pub max_unauthenticated_per_address: usize,
     /// Seconds a new connection has to complete its TLS handshake (on LDAPS) and send its
-    /// first request (AD's InitRecvTimeout, 120 s there).
+    /// first request (AD's InitRecvTimeout); 0 for only the idle timeout.
     pub init_timeout_secs: u64,
     /// Seconds a request may take to arrive once its first bytes have: a client sending a
     /// byte at a time is disconnected (0 for no limit).
     pub request_timeout_secs: u64,
+    /// Seconds a response may wait for the client to read it: a client that asks and never
+    /// reads is disconnected (0 for no limit).
+    pub write_timeout_secs: u64,
     /// Requests of one connection in progress at once; the server stops reading from a
     /// connection that has this many until one finishes.
     pub max_ops_per_connection: usize,
@@ -119,10 +125,11 @@ impl Default for ServerConfig {
             max_pdu: 16 << 20,
             max_connections: 4096,
             reserved_for_authenticated: 256,
-            max_connections_per_address: 1024,
-            max_unauthenticated_per_address: 64,
-            init_timeout_secs: 30,
-            request_timeout_secs: 30,
+            max_connections_per_address: 0,
+            max_unauthenticated_per_address: 256,
+            init_timeout_secs: 120,
+            request_timeout_secs: 120,
+            write_timeout_secs: 120,
             max_ops_per_connection: 32,
             idle_timeout_secs: 900,
             size_limit: 100_000,
@@ -176,13 +183,24 @@ impl ServerConfig {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
-    /// The connection limits of the LDAP ports.
+    /// The connection limits of the LDAP network ports.
     pub fn connection_limits(&self) -> kauri_net::Limits {
         kauri_net::Limits {
             max_connections: self.max_connections.max(1),
             reserved_for_authenticated: self.reserved_for_authenticated,
             max_per_address: self.max_connections_per_address,
             max_unauthenticated_per_address: self.max_unauthenticated_per_address,
+        }
+    }
+
+    /// The connection limits of the local socket: as many places, no reserve and no
+    /// address limits (every peer is this host).
+    pub fn local_connection_limits(&self) -> kauri_net::Limits {
+        kauri_net::Limits {
+            max_connections: self.max_connections.max(1),
+            reserved_for_authenticated: 0,
+            max_per_address: 0,
+            max_unauthenticated_per_address: 0,
         }
     }
 }

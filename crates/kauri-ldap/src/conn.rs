@@ -95,7 +95,9 @@ impl Decoder for ServerCodec {
             None => self.ldap.decode(src),
         };
         if let Some(clock) = &self.clock {
-            clock.decoded(matches!(decoded, Ok(Some(_))), !src.is_empty());
+            // Part of a request may also wait inside the SASL layer, already unwrapped.
+            let pending = !src.is_empty() || self.sasl.as_ref().is_some_and(|s| s.has_pending());
+            clock.decoded(matches!(decoded, Ok(Some(_))), pending);
         }
         decoded
     }
@@ -263,6 +265,52 @@ enum Next {
 /// per-request time limit.
 type Stream = Guarded<Box<dyn Io>>;
 
+/// How long a write may wait for the client to read (`write_timeout_secs`; none when 0): a
+/// client that asks and never reads cannot keep its connection, buffers and place forever.
+#[derive(Clone, Copy)]
+struct Deadline(Option<Duration>);
+
+impl Deadline {
+    fn new(secs: u64) -> Deadline {
+        Deadline((secs > 0).then(|| Duration::from_secs(secs)))
+    }
+
+    /// Runs a write, failing it with `TimedOut` when it takes longer than allowed.
+    async fn run<T>(
+        self,
+        write: impl std::future::Future<Output = std::io::Result<T>>,
+    ) -> std::io::Result<T> {
+        match self.0 {
+            None => write.await,
+            Some(limit) => tokio::time::timeout(limit, write)
+                .await
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, WriteTimedOut))?,
+        }
+    }
+}
+
+/// The error of a write that outlasted `write_timeout_secs`, told apart from the system's
+/// own timeouts so the connection rule that ended it is counted.
+#[derive(Debug, thiserror::Error)]
+#[error("the client read nothing for too long")]
+struct WriteTimedOut;
+
+impl WriteTimedOut {
+    fn is(e: &std::io::Error) -> bool {
+        e.get_ref().is_some_and(|inner| inner.is::<WriteTimedOut>())
+    }
+}
+
+/// Sends a notice of disconnection before closing, giving up after a second: a client that
+/// is being disconnected gets no longer than that to read it.
+async fn notify(framed: &mut Framed<Stream, ServerCodec>, code: ResultCode, text: &str) {
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        framed.send(notice_of_disconnection(code, text)),
+    )
+    .await;
+}
+
 /// The stream and codec of a new (or newly encrypted) connection.
 fn layers(io: Box<dyn Io>, ctx: &Ctx, clock: &Arc<RequestClock>) -> (Stream, ServerCodec) {
     let limit = Duration::from_secs(ctx.cfg.request_timeout_secs);
@@ -314,47 +362,58 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
     let (stream, codec) = layers(io, &ctx, &clock);
     let mut framed = Framed::with_capacity(stream, codec, READ_BUFFER);
     let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
-    let init = Duration::from_secs(ctx.cfg.init_timeout_secs.max(1));
+    let init =
+        (ctx.cfg.init_timeout_secs > 0).then(|| Duration::from_secs(ctx.cfg.init_timeout_secs));
+    let writes = Deadline::new(ctx.cfg.write_timeout_secs);
     let mut first_request = true;
     let mut last_activity = Instant::now();
     let mut permit: Option<OwnedSemaphorePermit> = None;
-    loop {
-        let busy = conn.permits.available_permits() + usize::from(permit.is_some()) < max_ops;
-        slot.set_busy(busy);
+    let outcome: std::io::Result<()> = async { loop {
+        // Requests in progress, or a bind between its legs, keep the connection in place.
+        let busy = conn.permits.available_permits() + usize::from(permit.is_some()) < max_ops
+            || conn.sasl.is_some()
+            || conn.sicily.is_some();
+        if !busy {
+            slot.end_work();
+        }
         // Until its first request a connection has InitRecvTimeout; then MaxConnIdleTime.
         let idle_deadline = (last_activity + idle, Close::IdleTimeout);
-        let (deadline, rule) = if first_request {
-            std::cmp::min_by_key(
+        let (deadline, rule) = match init {
+            Some(init) if first_request => std::cmp::min_by_key(
                 (accepted_at + init, Close::InitTimeout),
                 idle_deadline,
                 |d| d.0,
-            )
-        } else {
-            idle_deadline
+            ),
+            _ => idle_deadline,
         };
         let deadline = tokio::time::Instant::from_std(deadline);
         tokio::select! {
             biased;
             Some(bytes) = out_rx.recv() => {
-                // Write everything that is ready with one flush.
-                framed.feed(bytes).await?;
-                let mut fed = 1;
-                while fed < 64 {
-                    match out_rx.try_recv() {
-                        Ok(more) => {
-                            framed.feed(more).await?;
-                            fed += 1;
+                // Write everything that is ready with one flush, unless the client has
+                // stopped reading.
+                let written = writes.run(async {
+                    framed.feed(bytes).await?;
+                    let mut fed = 1;
+                    while fed < 64 {
+                        match out_rx.try_recv() {
+                            Ok(more) => {
+                                framed.feed(more).await?;
+                                fed += 1;
+                            }
+                            Err(_) => break,
                         }
-                        Err(_) => break,
                     }
-                }
-                framed.flush().await?;
+                    framed.flush().await
+                })
+                .await;
+                written?;
                 last_activity = Instant::now();
                 slot.touch();
             }
             _ = slot.evicted() => {
                 tracing::debug!(peer = %conn.peer, "closed to make room for another connection");
-                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one")).await;
+                notify(&mut framed, ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one").await;
                 break;
             }
             p = conn.permits.clone().acquire_owned(), if permit.is_none() => {
@@ -364,18 +423,24 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                 last_activity = Instant::now();
                 slot.touch();
                 let Some(frame) = frame else { break };
+                // Claimed before it is served, so it cannot be closed for a newcomer
+                // halfway; a connection closed for one just before serves nothing more.
+                if !slot.begin_work() {
+                    notify(&mut framed, ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one").await;
+                    break;
+                }
                 match frame {
                     Err(FrameError::Io(e)) if kauri_net::is_request_timeout(&e) => {
-                        slot.closed_by(Close::PduTimeout);
+                        slot.closed_by(Close::RequestTimeout);
                         tracing::debug!(peer = %conn.peer, "request not received in time; disconnecting");
-                        let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, "a request did not arrive whole in time")).await;
+                        notify(&mut framed, ResultCode::UNAVAILABLE, "a request did not arrive whole in time").await;
                         break;
                     }
                     Err(FrameError::Io(e)) => return Err(e),
                     Err(e) => {
                         conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         tracing::debug!(peer = %conn.peer, error = %e, "unreadable data; disconnecting");
-                        let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, &e.to_string())).await;
+                        notify(&mut framed, ResultCode::PROTOCOL_ERROR, &e.to_string()).await;
                         break;
                     }
                     Ok(Err(bad)) => {
@@ -384,10 +449,10 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                         match bad.id {
                             Some(id) if id > 0 && !matches!(bad.op, Some(2) | Some(16)) => {
                                 let result = LdapResult::new(bad.code, bad.reason.clone());
-                                framed.send(msg(id, response_op(bad.op, result))).await?;
+                                writes.run(framed.send(msg(id, response_op(bad.op, result)))).await?;
                             }
                             _ => {
-                                let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, &bad.reason)).await;
+                                notify(&mut framed, ResultCode::PROTOCOL_ERROR, &bad.reason).await;
                                 break;
                             }
                         }
@@ -396,7 +461,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                     // 4.1.1.1): a client that sends it is not speaking LDAP.
                     Ok(Ok(m)) if m.id == 0 => {
                         conn.ctx.counters.bad_messages.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let _ = framed.send(notice_of_disconnection(ResultCode::PROTOCOL_ERROR, "message id 0 is reserved for unsolicited notifications")).await;
+                        notify(&mut framed, ResultCode::PROTOCOL_ERROR, "message id 0 is reserved for unsolicited notifications").await;
                         break;
                     }
                     Ok(Ok(m)) => {
@@ -405,10 +470,14 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                         let next = conn.dispatch(m, p).await;
                         slot.set_authenticated(conn.identity != Identity::Anonymous);
                         if !conn.immediate.is_empty() {
-                            for bytes in conn.immediate.drain(..) {
-                                framed.feed(bytes).await?;
-                            }
-                            framed.flush().await?;
+                            let immediate = std::mem::take(&mut conn.immediate);
+                            writes.run(async {
+                                for bytes in immediate {
+                                    framed.feed(bytes).await?;
+                                }
+                                framed.flush().await
+                            })
+                            .await?;
                         }
                         // A bind's security layer starts after its response.
                         if let Some(layer) = conn.new_layer.take() {
@@ -419,8 +488,9 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                             Next::Continue => {}
                             Next::Close => break,
                             Next::StartTls(id) => {
-                                match start_tls(&mut conn, framed, id, &clock).await {
-                                    Ok(f) => framed = f,
+                                match start_tls(&mut conn, framed, id, &clock, &slot).await {
+                                    Ok(Some(f)) => framed = f,
+                                    Ok(None) => return Ok(()),
                                     Err(e) => return Err(e),
                                 }
                             }
@@ -435,24 +505,33 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                     Close::InitTimeout => "no request arrived in time",
                     _ => "idle timeout",
                 };
-                let _ = framed.send(notice_of_disconnection(ResultCode::UNAVAILABLE, text)).await;
+                notify(&mut framed, ResultCode::UNAVAILABLE, text).await;
                 break;
             }
         }
+    }
+    Ok(()) }.await;
+    if outcome.as_ref().is_err_and(WriteTimedOut::is) {
+        slot.closed_by(Close::WriteTimeout);
     }
     // Stop what is still running for this connection.
     for (_, t) in conn.running.lock().drain() {
         t.cancel();
     }
-    Ok(())
+    outcome
 }
 
+/// StartTLS: answers the request and, when it succeeds, performs the handshake; returns
+/// the framing over TLS, the plain one unchanged when the request was refused, or `None`
+/// when the connection must end (bytes that followed the request in the clear, a handshake
+/// that failed, timed out or was cut short to make room).
 async fn start_tls(
     conn: &mut Conn,
     mut framed: Framed<Stream, ServerCodec>,
     id: MessageId,
     clock: &Arc<RequestClock>,
-) -> std::io::Result<Framed<Stream, ServerCodec>> {
+    slot: &Slot,
+) -> std::io::Result<Option<Framed<Stream, ServerCodec>>> {
     let ext = |code, text: &str| {
         msg(
             id,
@@ -463,52 +542,71 @@ async fn start_tls(
             }),
         )
     };
-    let Some(acceptor) = conn.ctx.tls.clone() else {
-        framed
-            .send(ext(ResultCode::UNAVAILABLE, "TLS is not configured"))
-            .await?;
-        return Ok(framed);
+    let writes = Deadline::new(conn.ctx.cfg.write_timeout_secs);
+    let refusal = if conn.ctx.tls.is_none() {
+        Some((ResultCode::UNAVAILABLE, "TLS is not configured"))
+    } else if conn.encrypted {
+        Some((ResultCode::OPERATIONS_ERROR, "TLS is already active"))
+    } else if !conn.running.lock().is_empty() {
+        Some((
+            ResultCode::OPERATIONS_ERROR,
+            "operations are still in progress",
+        ))
+    } else if framed.codec().has_layer() {
+        Some((
+            ResultCode::OPERATIONS_ERROR,
+            "00002020: a SASL security layer already protects this connection",
+        ))
+    } else {
+        None
     };
-    if conn.encrypted {
-        framed
-            .send(ext(ResultCode::OPERATIONS_ERROR, "TLS is already active"))
-            .await?;
-        return Ok(framed);
+    if let Some((code, text)) = refusal {
+        writes.run(framed.send(ext(code, text))).await?;
+        return Ok(Some(framed));
     }
-    if !conn.running.lock().is_empty() {
-        framed
-            .send(ext(
-                ResultCode::OPERATIONS_ERROR,
-                "operations are still in progress",
-            ))
-            .await?;
-        return Ok(framed);
+    // A client must wait for the answer before it sends anything more (RFC 4511 4.14.1).
+    // Bytes already here were sent in the clear and would be taken as if they had come
+    // over TLS: a man in the middle's way to inject requests. The connection ends.
+    if !framed.read_buffer().is_empty() {
+        notify(
+            &mut framed,
+            ResultCode::PROTOCOL_ERROR,
+            "data followed the StartTLS request before its response",
+        )
+        .await;
+        return Ok(None);
     }
-    if framed.codec().has_layer() {
-        framed
-            .send(ext(
-                ResultCode::OPERATIONS_ERROR,
-                "00002020: a SASL security layer already protects this connection",
-            ))
-            .await?;
-        return Ok(framed);
-    }
-    framed.send(ext(ResultCode::SUCCESS, "")).await?;
+    let Some(acceptor) = conn.ctx.tls.clone() else {
+        return Ok(None);
+    };
+    writes
+        .run(framed.send(ext(ResultCode::SUCCESS, "")))
+        .await?;
     let parts = framed.into_parts();
-    let read_buf = parts.read_buf;
-    // The handshake has the time a new connection has for its first request.
+    // The handshake has the time a new connection has for its first request, and gives
+    // way like any idle connection.
     let handshake = acceptor.accept(parts.io.into_inner());
-    let tls = tokio::time::timeout(
-        Duration::from_secs(conn.ctx.cfg.init_timeout_secs.max(1)),
-        handshake,
-    )
-    .await
-    .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "TLS handshake timed out"))??;
+    let limit = Duration::from_secs(match conn.ctx.cfg.init_timeout_secs {
+        0 => conn.ctx.cfg.idle_timeout_secs.max(1),
+        n => n,
+    });
+    slot.end_work();
+    let tls = tokio::select! {
+        r = tokio::time::timeout(limit, handshake) => match r {
+            Ok(Ok(tls)) => tls,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                slot.closed_by(Close::InitTimeout);
+                return Ok(None);
+            }
+        },
+        _ = slot.evicted() => return Ok(None),
+    };
     conn.encrypted = true;
     let (stream, codec) = layers(Box::new(tls), &conn.ctx, clock);
-    let mut new_parts = FramedParts::new::<Vec<u8>>(stream, codec);
-    new_parts.read_buf = read_buf;
-    Ok(Framed::from_parts(new_parts))
+    Ok(Some(Framed::from_parts(FramedParts::new::<Vec<u8>>(
+        stream, codec,
+    ))))
 }
 
 /// Whether every critical control is one this operation supports.
@@ -1275,12 +1373,24 @@ impl Conn {
             Ok(t) => t,
             Err(r) => return r,
         };
-        let mut first = true;
+        // The whole subtree is checked for critical objects on a snapshot, off the
+        // writer, so a large tree holds up no other write while it is looked at.
+        let dir = self.ctx.dir.clone();
+        let checked = {
+            let dn = dn.clone();
+            tokio::task::spawn_blocking(move || dir.check_tree_delete(&dn)).await
+        };
+        match checked {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return dir_result(&e),
+            Err(_) => {
+                return LdapResult::new(ResultCode::OTHER, "the tree delete check failed");
+            }
+        }
+        let step = kauri_domain::directory::TreeStep {
+            max: limit.unwrap_or(TREE_DELETE_STEP),
+        };
         loop {
-            let step = kauri_domain::directory::TreeStep {
-                max: limit.unwrap_or(TREE_DELETE_STEP),
-                first,
-            };
             let queued = self.ctx.writer.enqueue(Request {
                 caller: self.caller(),
                 encrypted: self.passwords_allowed(),
@@ -1295,7 +1405,7 @@ impl Conn {
             };
             match outcome {
                 Ok(Ok(())) => return LdapResult::success(),
-                Ok(Err(DirError::TreeDeleteNotFinished(_))) if limit.is_none() => first = false,
+                Ok(Err(DirError::TreeDeleteNotFinished(_))) if limit.is_none() => {}
                 Ok(Err(e)) => return dir_result(&e),
                 Err(_) => {
                     return LdapResult::new(

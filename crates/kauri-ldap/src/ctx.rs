@@ -105,8 +105,10 @@ const CATALOG_ALWAYS: &[&str] = &[
 
 /// The shared server state.
 pub struct Ctx {
-    /// The connection table every LDAP port shares.
+    /// The connection table every LDAP network port shares.
     pub admission: Arc<kauri_net::Admission>,
+    /// The connection table of the local socket.
+    pub local_admission: Arc<kauri_net::Admission>,
     /// Settings.
     pub cfg: ServerConfig,
     /// `cfg.admin_dn` parsed once, for the comparison every simple bind makes.

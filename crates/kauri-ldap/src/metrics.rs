@@ -203,9 +203,13 @@ pub async fn serve(listener: TcpListener, ctx: Arc<Ctx>) {
                 "HTTP/1.1 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                 body.len()
             );
-            let _ = stream.write_all(head.as_bytes()).await;
-            let _ = stream.write_all(body.as_bytes()).await;
-            let _ = stream.shutdown().await;
+            // A scraper that does not read loses its place after 5 s too.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+                let _ = stream.write_all(head.as_bytes()).await;
+                let _ = stream.write_all(body.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            })
+            .await;
         });
     }
 }

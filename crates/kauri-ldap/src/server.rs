@@ -149,6 +149,7 @@ impl Server {
         let channel_binding = tls::channel_binding(&cfg);
         let ctx = Arc::new(Ctx {
             admission: Admission::new(cfg.connection_limits()),
+            local_admission: Admission::new(cfg.local_connection_limits()),
             admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
             cfg,
             db: dir.db().clone(),
@@ -285,7 +286,10 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, tls: bool, catalog: b
                 };
                 // The handshake has the time a new connection has for its first request,
                 // and gives way like any idle unauthenticated connection.
-                let init = std::time::Duration::from_secs(ctx.cfg.init_timeout_secs.max(1));
+                let init = std::time::Duration::from_secs(match ctx.cfg.init_timeout_secs {
+                    0 => ctx.cfg.idle_timeout_secs.max(1),
+                    n => n,
+                });
                 tokio::select! {
                     r = tokio::time::timeout(init, acceptor.accept(stream)) => match r {
                         Ok(Ok(s)) => Box::new(s),
@@ -346,8 +350,9 @@ async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>) {
         let Ok(cred) = stream.peer_cred() else {
             continue;
         };
-        // The local socket shares the connection table; no address limit applies to it.
-        let Ok(slot) = ctx.admission.admit(None) else {
+        // The local socket has a table of its own, so local administration is never
+        // crowded out by network clients.
+        let Ok(slot) = ctx.local_admission.admit(None) else {
             continue;
         };
         let ctx = ctx.clone();

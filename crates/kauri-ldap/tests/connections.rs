@@ -86,20 +86,7 @@ fn bind_and_search(s: &mut TcpStream, base: &str) -> ResultCode {
 }
 
 fn search(s: &mut TcpStream, id: i32, base: &str) -> ResultCode {
-    send(
-        s,
-        id,
-        ProtocolOp::SearchRequest(SearchRequest {
-            base: base.into(),
-            scope: SearchScope::Base,
-            deref: DerefAliases::Never,
-            size_limit: 0,
-            time_limit: 0,
-            types_only: false,
-            filter: Filter::parse("(objectClass=*)").unwrap(),
-            attributes: vec!["objectClass".into()],
-        }),
-    );
+    send(s, id, search_op(base, SearchScope::Base, &["objectClass"]));
     loop {
         match read_message(s).map(|m| m.op) {
             Some(ProtocolOp::SearchResultEntry(_)) => continue,
@@ -107,6 +94,20 @@ fn search(s: &mut TcpStream, id: i32, base: &str) -> ResultCode {
             other => panic!("no search result: {other:?}"),
         }
     }
+}
+
+/// A search for every object at `base` (in `scope`) asking for `attributes`.
+fn search_op(base: &str, scope: SearchScope, attributes: &[&str]) -> ProtocolOp {
+    ProtocolOp::SearchRequest(SearchRequest {
+        base: base.into(),
+        scope,
+        deref: DerefAliases::Never,
+        size_limit: 0,
+        time_limit: 0,
+        types_only: false,
+        filter: Filter::parse("(objectClass=*)").unwrap(),
+        attributes: attributes.iter().map(|a| a.to_string()).collect(),
+    })
 }
 
 /// Reads until the server closes; returns what it sent.
@@ -160,35 +161,138 @@ fn an_idle_flood_cannot_lock_out_a_client() {
     eprintln!("a new client bound and searched in {took:?} after 150 idle connections");
 }
 
-/// With the default limits, one address holds at most 64 unauthenticated connections:
-/// the rest are told at once that they are refused, and clients from other addresses are
-/// served as usual.
+/// One address holds at most `max_unauthenticated_per_address` unauthenticated
+/// connections: a newcomer from it makes that address's longest idle connection give way
+/// (with a notice), while connections from other addresses are untouched and served.
 #[test]
 fn one_address_cannot_take_every_connection() {
-    let r = start(|_| {});
-    let mut flood: Vec<TcpStream> = (0..64)
+    let r = start(|c| c.max_unauthenticated_per_address = 8);
+    let mut elsewhere = connect_from("127.0.0.2", addr(r.port));
+    wait_for_open(&r, 1);
+    let mut flood: Vec<TcpStream> = Vec::new();
+    for i in 0..8 {
+        flood.push(connect_from("127.0.0.1", addr(r.port)));
+        wait_for_open(&r, 2 + i);
+    }
+    let mut newcomer = connect_from("127.0.0.1", addr(r.port));
+    let got = read_until_closed(&mut flood[0], Duration::from_secs(5));
+    assert!(got.windows(NOTICE.len()).any(|w| w == NOTICE), "{got:?}");
+    assert_eq!(bind_and_search(&mut newcomer, BASE), ResultCode::SUCCESS);
+    assert_eq!(bind_and_search(&mut elsewhere, BASE), ResultCode::SUCCESS);
+    // Connections of the flood that bind no longer count against their address: two more
+    // newcomers find room without closing anyone.
+    let evicted = "kauri_connections_closed_total{service=\"ldap\",rule=\"evicted\"}";
+    assert_eq!(metric(&r, evicted), 1);
+    for s in flood.iter_mut().skip(1).take(2) {
+        assert_eq!(bind_and_search(s, BASE), ResultCode::SUCCESS);
+    }
+    let mut more: Vec<TcpStream> = (0..2)
         .map(|_| connect_from("127.0.0.1", addr(r.port)))
         .collect();
-    let mut refused = connect_from("127.0.0.1", addr(r.port));
-    let got = read_until_closed(&mut refused, Duration::from_secs(5));
+    for s in &mut more {
+        assert_eq!(bind_and_search(s, BASE), ResultCode::SUCCESS);
+    }
+    assert_eq!(metric(&r, evicted), 1);
+}
+
+/// Waits until the server holds `n` connections (it admits them in the order they were
+/// accepted, which the tests rely on to know which one is the longest idle).
+fn wait_for_open(r: &Running, n: u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let open = metric(
+            r,
+            "kauri_connections_open{service=\"ldap\",state=\"unauthenticated\"}",
+        ) + metric(
+            r,
+            "kauri_connections_open{service=\"ldap\",state=\"authenticated\"}",
+        );
+        if open == n {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{open} connections open, not {n}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Bytes a client sends after StartTLS and before its response would be read as if they
+/// had come over TLS: the connection ends with a notice instead.
+#[test]
+fn requests_sent_behind_start_tls_end_the_connection() {
+    use kauri_ldap_proto::ExtendedRequest;
+    let r = start(|_| {});
+    let mut s = connect_from("127.0.0.1", addr(r.port));
+    let mut bytes = encode_message(&LdapMessage {
+        id: 1,
+        op: ProtocolOp::ExtendedRequest(ExtendedRequest {
+            name: "1.3.6.1.4.1.1466.20037".into(),
+            value: None,
+        }),
+        controls: Vec::new(),
+    });
+    bytes.extend(encode_message(&LdapMessage {
+        id: 2,
+        op: search_op("", SearchScope::Base, &[]),
+        controls: Vec::new(),
+    }));
+    s.write_all(&bytes).unwrap();
+    let got = read_until_closed(&mut s, Duration::from_secs(5));
     assert!(got.windows(NOTICE.len()).any(|w| w == NOTICE), "{got:?}");
-    // busy (51) in the notice.
-    assert!(got.windows(3).any(|w| w == [0x0a, 0x01, 51]), "{got:?}");
-    let mut client = connect_from("127.0.0.2", addr(r.port));
+    // protocolError (2) in the notice, and no search answer.
+    assert!(got.windows(3).any(|w| w == [0x0a, 0x01, 2]), "{got:?}");
+    assert!(!got
+        .windows(2)
+        .any(|w| w == [0x65, 0x84] || w == [0x64, 0x84]));
+    let mut client = connect_from("127.0.0.1", addr(r.port));
     assert_eq!(bind_and_search(&mut client, BASE), ResultCode::SUCCESS);
-    // A connection of the flood that binds no longer counts against its address.
-    let mut one = flood.pop().unwrap();
-    assert_eq!(bind_and_search(&mut one, BASE), ResultCode::SUCCESS);
-    let mut another = flood.pop().unwrap();
-    assert_eq!(bind_and_search(&mut another, BASE), ResultCode::SUCCESS);
-    let mut again = connect_from("127.0.0.1", addr(r.port));
-    assert_eq!(bind_and_search(&mut again, BASE), ResultCode::SUCCESS);
+}
+
+/// A client that sends requests and never reads the answers cannot hold the server's
+/// writes forever: once a write has waited `write_timeout_secs`, the connection closes.
+#[test]
+fn a_client_that_never_reads_is_disconnected() {
+    let r = start(|c| c.write_timeout_secs = 1);
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    sock.connect_timeout(&addr(r.port).into(), Duration::from_secs(5))
+        .unwrap();
+    let mut s: TcpStream = sock.into();
+    s.set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let search = encode_message(&LdapMessage {
+        id: 1,
+        op: search_op("", SearchScope::Base, &["*", "+"]),
+        controls: Vec::new(),
+    });
+    let rule = "kauri_connections_closed_total{service=\"ldap\",rule=\"write_timeout\"}";
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut closed = false;
+    while Instant::now() < deadline {
+        // Keep asking; writes that time out (the server stopped reading) are tried again.
+        for _ in 0..100 {
+            if let Err(e) = s.write_all(&search) {
+                if !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) {
+                    closed = true;
+                }
+                break;
+            }
+        }
+        if closed || metric(&r, rule) >= 1 {
+            break;
+        }
+    }
     assert!(
-        metric(
-            &r,
-            "kauri_connections_refused_total{service=\"ldap\",reason=\"unauthenticated_address\"}"
-        ) >= 1
+        metric(&r, rule) >= 1,
+        "the connection that never reads was not closed"
     );
+    let mut client = connect_from("127.0.0.1", addr(r.port));
+    assert_eq!(bind_and_search(&mut client, BASE), ResultCode::SUCCESS);
 }
 
 /// Authenticated connections are never closed to make room and keep a reserve: when every
@@ -217,7 +321,7 @@ fn authenticated_connections_keep_their_places() {
     // With room again, unauthenticated connections take at most 6 places: the seventh
     // makes the longest idle of them give way.
     bound.truncate(2);
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_open(&r, 2);
     let mut idle: Vec<TcpStream> = (0..7)
         .map(|_| connect_from("127.0.0.1", addr(r.port)))
         .collect();
@@ -311,16 +415,7 @@ fn a_monstrous_dn_holds_up_nobody() {
         send(
             &mut attacker,
             100 + i,
-            ProtocolOp::SearchRequest(SearchRequest {
-                base: deep.clone(),
-                scope: SearchScope::Subtree,
-                deref: DerefAliases::Never,
-                size_limit: 0,
-                time_limit: 0,
-                types_only: false,
-                filter: Filter::parse("(objectClass=*)").unwrap(),
-                attributes: Vec::new(),
-            }),
+            search_op(&deep, SearchScope::Subtree, &[]),
         );
         assert_eq!(search(&mut client, 100 + i, BASE), ResultCode::SUCCESS);
     }

@@ -399,10 +399,25 @@ c.search(BASE, '(objectClass=contact)', attributes=['cn'])
 assert not [e for e in c.entries if 'Wide' in e.entry_dn], 'left behind'
 c.search(ou, '(objectClass=*)', search_scope=SBASE)
 assert code(c) == 32, c.result
+# A critical system object anywhere in the tree refuses the whole tree delete before
+# anything goes, however far down the walk it comes.
+ou = 'OU=Guarded,' + BASE
+fill(ou, 1500)
+assert c.add('CN=dc9,' + ou, 'computer', {'sAMAccountName': 'dc9$', 'userAccountControl': '532480'}), c.result
+for ctl in [None, b'\x30\x04\x02\x02\x01\x2c']:
+    oid = '1.2.840.113556.1.4.805' if ctl is None else '1.2.840.113556.1.4.2204'
+    c.delete(ou, controls=[(oid, True, ctl)])
+    assert code(c) == 53 and c.result['message'].startswith('000020CE'), c.result
+    c.search(ou, '(objectClass=contact)', attributes=['cn'], paged_size=1000)
+    n = len(c.entries)
+    while c.result['controls']['1.2.840.113556.1.4.319']['value']['cookie']:
+        c.search(ou, '(objectClass=contact)', attributes=['cn'], paged_size=1000, paged_cookie=c.result['controls']['1.2.840.113556.1.4.319']['value']['cookie'])
+        n += len(c.entries)
+    assert n == 1500, n
 # The limited control: 300 per request.
 ou = 'OU=Limited,' + BASE
 fill(ou, 700)
-ex = [('1.2.840.113556.1.4.2204', True, b'0,')]
+ex = [('1.2.840.113556.1.4.2204', True, b'\x30\x04\x02\x02\x01\x2c')]
 rounds = 0
 while True:
     done = c.delete(ou, controls=ex)

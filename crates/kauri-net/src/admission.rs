@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -35,11 +35,12 @@ pub struct Limits {
 
 impl Limits {
     /// How many unauthenticated connections may be held at once: the whole limit less the
-    /// reserve, and never none.
+    /// reserve, the reserve taking at most half (a small `max_connections` with the default
+    /// reserve must not leave newcomers a single place to fight over).
     pub fn max_unauthenticated(&self) -> usize {
-        self.max_connections
-            .saturating_sub(self.reserved_for_authenticated)
-            .max(1)
+        let max = self.max_connections.max(1);
+        let reserve = self.reserved_for_authenticated.min(max / 2);
+        max.saturating_sub(reserve).max(1)
     }
 }
 
@@ -55,7 +56,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// Every refusal, in the order of [`NetCounters::refused`].
+    /// Every refusal.
     pub const ALL: [Refusal; 3] = [
         Refusal::Full,
         Refusal::Address,
@@ -82,7 +83,7 @@ impl Refusal {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             Refusal::Full => 0,
             Refusal::Address => 1,
@@ -107,14 +108,37 @@ pub fn address_key(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// A connection with nothing in progress: it may be closed to make room.
+const IDLE: u8 = 0;
+/// A connection serving a request: it stays.
+const BUSY: u8 = 1;
+/// A connection closed to make room: it ends without serving anything more.
+const EVICTED: u8 = 2;
+
 struct SlotState {
     id: u64,
     addr: Option<IpAddr>,
     /// Changed under the table lock only, so the counts stay exact.
     authenticated: AtomicBool,
-    busy: AtomicBool,
+    /// [`IDLE`], [`BUSY`] or [`EVICTED`], changed by compare-and-swap only, so a connection
+    /// that starts a request and the newcomer that would evict it never both win.
+    state: AtomicU8,
     last_active_ms: AtomicU64,
     evict: CancellationToken,
+}
+
+impl SlotState {
+    /// Closes the connection to make room, unless it is busy (or already closed).
+    fn try_evict(&self) -> bool {
+        let evicted = self
+            .state
+            .compare_exchange(IDLE, EVICTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if evicted {
+            self.evict.cancel();
+        }
+        evicted
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -155,14 +179,29 @@ impl Table {
         true
     }
 
-    /// The unauthenticated connection with nothing in progress that was active least
-    /// recently.
-    fn oldest_idle_unauthenticated(&self) -> Option<u64> {
-        self.slots
+    /// Closes the unauthenticated connection with nothing in progress that was active
+    /// least recently (from `addr` only, when given) and takes it out of the counts;
+    /// false when there is none.
+    fn evict_oldest_idle(&mut self, addr: Option<IpAddr>) -> bool {
+        let mut candidates: Vec<(u64, u64)> = self
+            .slots
             .values()
-            .filter(|s| !s.authenticated.load(Ordering::Relaxed) && !s.busy.load(Ordering::Relaxed))
-            .min_by_key(|s| (s.last_active_ms.load(Ordering::Relaxed), s.id))
-            .map(|s| s.id)
+            .filter(|s| {
+                !s.authenticated.load(Ordering::Relaxed)
+                    && s.state.load(Ordering::Acquire) == IDLE
+                    && (addr.is_none() || s.addr == addr)
+            })
+            .map(|s| (s.last_active_ms.load(Ordering::Relaxed), s.id))
+            .collect();
+        candidates.sort_unstable();
+        // A candidate may have started a request since it was looked at: the next one goes.
+        for (_, id) in candidates {
+            if self.slots.get(&id).is_some_and(|s| s.try_evict()) {
+                self.remove(id);
+                return true;
+            }
+        }
+        false
     }
 }
 
@@ -211,34 +250,34 @@ impl Admission {
     pub fn admit(self: &Arc<Self>, peer: Option<IpAddr>) -> Result<Slot, Refusal> {
         let addr = peer.map(address_key);
         let refuse = |r: Refusal| {
-            if let Some(c) = self.counters.refused.get(r.index()) {
-                c.fetch_add(1, Ordering::Relaxed);
-            }
+            self.counters.count_refused(r);
             Err(r)
         };
         let mut t = self.table.lock();
         if let Some(a) = addr {
-            let c = t.addrs.get(&a).copied().unwrap_or_default();
+            // An address at its limits makes room among its own idle unauthenticated
+            // connections, as the whole table does below.
             let lim = &self.limits;
-            if lim.max_per_address != 0 && c.total >= lim.max_per_address {
-                return refuse(Refusal::Address);
-            }
-            if lim.max_unauthenticated_per_address != 0
-                && c.unauthenticated >= lim.max_unauthenticated_per_address
-            {
-                return refuse(Refusal::UnauthenticatedAddress);
+            loop {
+                let c = t.addrs.get(&a).copied().unwrap_or_default();
+                let over = (lim.max_per_address != 0 && c.total >= lim.max_per_address)
+                    .then_some(Refusal::Address)
+                    .or((lim.max_unauthenticated_per_address != 0
+                        && c.unauthenticated >= lim.max_unauthenticated_per_address)
+                        .then_some(Refusal::UnauthenticatedAddress));
+                let Some(why) = over else { break };
+                if !t.evict_oldest_idle(Some(a)) {
+                    return refuse(why);
+                }
+                self.counters.count_close(Close::Evicted);
             }
         }
         let max = self.limits.max_connections.max(1);
         let max_unauthenticated = self.limits.max_unauthenticated();
         while t.slots.len() >= max || t.unauthenticated >= max_unauthenticated {
-            let Some(victim) = t.oldest_idle_unauthenticated() else {
+            if !t.evict_oldest_idle(None) {
                 return refuse(Refusal::Full);
-            };
-            if let Some(s) = t.slots.get(&victim) {
-                s.evict.cancel();
             }
-            t.remove(victim);
             self.counters.count_close(Close::Evicted);
         }
         let id = t.next_id;
@@ -247,7 +286,7 @@ impl Admission {
             id,
             addr,
             authenticated: AtomicBool::new(false),
-            busy: AtomicBool::new(false),
+            state: AtomicU8::new(IDLE),
             last_active_ms: AtomicU64::new(self.now_ms()),
             evict: CancellationToken::new(),
         });
@@ -259,7 +298,7 @@ impl Admission {
             c.unauthenticated += 1;
         }
         drop(t);
-        self.counters.accepted.fetch_add(1, Ordering::Relaxed);
+        self.counters.count_accepted();
         Ok(Slot {
             state,
             admission: self.clone(),
@@ -300,10 +339,26 @@ impl Slot {
         self.state.authenticated.load(Ordering::Relaxed)
     }
 
-    /// Records whether requests are in progress: a busy connection is never closed to make
-    /// room.
-    pub fn set_busy(&self, busy: bool) {
-        self.state.busy.store(busy, Ordering::Relaxed);
+    /// Marks the connection busy before it serves a request: a busy connection is never
+    /// closed to make room. False when it was closed for a newcomer first; it must then
+    /// serve nothing more.
+    pub fn begin_work(&self) -> bool {
+        match self
+            .state
+            .state
+            .compare_exchange(IDLE, BUSY, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(s) => s == BUSY,
+        }
+    }
+
+    /// Marks the connection idle again (nothing in progress): it may now give way.
+    pub fn end_work(&self) {
+        let _ = self
+            .state
+            .state
+            .compare_exchange(BUSY, IDLE, Ordering::AcqRel, Ordering::Acquire);
     }
 
     /// Records activity (a request read or a response written): the longest idle goes
@@ -322,7 +377,7 @@ impl Slot {
 
     /// Whether the connection was closed to make room.
     pub fn is_evicted(&self) -> bool {
-        self.state.evict.is_cancelled()
+        self.state.state.load(Ordering::Acquire) == EVICTED
     }
 
     /// Counts a connection closed by one of the connection rules.
@@ -390,28 +445,30 @@ mod tests {
     fn busy_and_authenticated_connections_stay() {
         let a = Admission::new(limits(2, 0, 0, 0));
         let busy = a.admit(ip("10.0.0.1")).unwrap();
-        busy.set_busy(true);
+        assert!(busy.begin_work());
         let bound = a.admit(ip("10.0.0.2")).unwrap();
         bound.set_authenticated(true);
         assert_eq!(a.admit(ip("10.0.0.3")).unwrap_err(), Refusal::Full);
         assert_eq!(a.counters().refused_count(Refusal::Full), 1);
-        busy.set_busy(false);
+        busy.end_work();
         let _new = a.admit(ip("10.0.0.3")).unwrap();
         assert!(busy.is_evicted() && !bound.is_evicted());
+        // An evicted connection cannot start work any more.
+        assert!(!busy.begin_work());
     }
 
     #[test]
     fn the_reserve_is_for_authenticated_connections() {
         let a = Admission::new(limits(3, 1, 0, 0));
         let one = a.admit(ip("10.0.0.1")).unwrap();
-        one.set_busy(true);
+        assert!(one.begin_work());
         let two = a.admit(ip("10.0.0.1")).unwrap();
-        two.set_busy(true);
+        assert!(two.begin_work());
         // Two unauthenticated connections hold all they may; the reserve stays free.
         assert_eq!(a.admit(ip("10.0.0.9")).unwrap_err(), Refusal::Full);
         one.set_authenticated(true);
         let three = a.admit(ip("10.0.0.9")).unwrap();
-        three.set_busy(true);
+        assert!(three.begin_work());
         assert_eq!(a.open(), (3, 2));
         two.set_authenticated(true);
         assert_eq!(a.open(), (3, 1));
@@ -424,20 +481,30 @@ mod tests {
     fn per_address_limits() {
         let a = Admission::new(limits(100, 0, 3, 2));
         let x = a.admit(ip("192.0.2.1")).unwrap();
-        let _y = a.admit(ip("192.0.2.1")).unwrap();
+        let y = a.admit(ip("192.0.2.1")).unwrap();
+        assert!(y.begin_work());
+        // The address holds its two unauthenticated connections: its idle one gives way.
+        let z = a.admit(ip("192.0.2.1")).unwrap();
+        assert!(x.is_evicted() && !y.is_evicted());
+        assert!(z.begin_work());
+        // Both busy now: refused.
         assert_eq!(
             a.admit(ip("192.0.2.1")).unwrap_err(),
             Refusal::UnauthenticatedAddress
         );
-        x.set_authenticated(true);
-        let _z = a.admit(ip("192.0.2.1")).unwrap();
+        y.set_authenticated(true);
+        z.set_authenticated(true);
+        let w = a.admit(ip("192.0.2.1")).unwrap();
+        // Three connections, all it may hold; authenticated ones never give way.
+        assert!(w.begin_work());
         assert_eq!(a.admit(ip("192.0.2.1")).unwrap_err(), Refusal::Address);
         // Other addresses, and the local socket, are not affected.
         let _other = a.admit(ip("192.0.2.2")).unwrap();
         let _local = a.admit(None).unwrap();
         // IPv6 clients count by their /64; IPv4-mapped addresses as IPv4.
-        let _v6a = a.admit(ip("2001:db8::1")).unwrap();
-        let _v6b = a.admit(ip("2001:db8::2:3")).unwrap();
+        let v6a = a.admit(ip("2001:db8::1")).unwrap();
+        let v6b = a.admit(ip("2001:db8::2:3")).unwrap();
+        assert!(v6a.begin_work() && v6b.begin_work());
         assert_eq!(
             a.admit(ip("2001:db8::ffff:1")).unwrap_err(),
             Refusal::UnauthenticatedAddress
@@ -447,5 +514,14 @@ mod tests {
             address_key("::ffff:192.0.2.1".parse().unwrap()),
             "192.0.2.1".parse::<IpAddr>().unwrap()
         );
+    }
+
+    #[test]
+    fn a_small_table_keeps_room_for_unauthenticated_clients() {
+        // The default reserve (256) would leave a 200-place table one unauthenticated
+        // place; it takes at most half.
+        let l = limits(200, 256, 0, 0);
+        assert_eq!(l.max_unauthenticated(), 100);
+        assert_eq!(limits(4096, 256, 0, 0).max_unauthenticated(), 3840);
     }
 }

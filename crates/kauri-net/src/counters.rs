@@ -13,18 +13,21 @@ pub enum Close {
     /// Silent with nothing in progress for too long.
     IdleTimeout,
     /// A request started but did not arrive whole in time (a slow sender).
-    PduTimeout,
+    RequestTimeout,
     /// Closed, unauthenticated and idle, to make room for a new connection.
     Evicted,
+    /// The client read nothing of what the server had to send for too long.
+    WriteTimeout,
 }
 
 impl Close {
-    /// Every rule, in the order of [`NetCounters::closed`].
-    pub const ALL: [Close; 4] = [
+    /// Every rule.
+    pub const ALL: [Close; 5] = [
         Close::InitTimeout,
         Close::IdleTimeout,
-        Close::PduTimeout,
+        Close::RequestTimeout,
         Close::Evicted,
+        Close::WriteTimeout,
     ];
 
     /// A short name, for logs and metric labels.
@@ -32,8 +35,9 @@ impl Close {
         match self {
             Close::InitTimeout => "init_timeout",
             Close::IdleTimeout => "idle_timeout",
-            Close::PduTimeout => "request_timeout",
+            Close::RequestTimeout => "request_timeout",
             Close::Evicted => "evicted",
+            Close::WriteTimeout => "write_timeout",
         }
     }
 
@@ -41,8 +45,9 @@ impl Close {
         match self {
             Close::InitTimeout => 0,
             Close::IdleTimeout => 1,
-            Close::PduTimeout => 2,
+            Close::RequestTimeout => 2,
             Close::Evicted => 3,
+            Close::WriteTimeout => 4,
         }
     }
 }
@@ -50,20 +55,34 @@ impl Close {
 /// Counters of one service's connections.
 #[derive(Debug, Default)]
 pub struct NetCounters {
-    /// Connections given a slot.
-    pub accepted: AtomicU64,
-    /// Connections refused, by [`Refusal`] (in [`Refusal::ALL`] order).
-    pub refused: [AtomicU64; 3],
-    /// Connections closed by a rule, by [`Close`] (in [`Close::ALL`] order).
-    pub closed: [AtomicU64; 4],
+    accepted: AtomicU64,
+    refused: [AtomicU64; Refusal::ALL.len()],
+    closed: [AtomicU64; Close::ALL.len()],
 }
 
 impl NetCounters {
+    /// Counts a connection given a place.
+    pub fn count_accepted(&self) {
+        self.accepted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a connection refused for `why`.
+    pub fn count_refused(&self, why: Refusal) {
+        if let Some(c) = self.refused.get(why.index()) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Counts a connection closed by `rule`.
     pub fn count_close(&self, rule: Close) {
         if let Some(c) = self.closed.get(rule.index()) {
             c.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Connections given a place so far.
+    pub fn accepted_count(&self) -> u64 {
+        self.accepted.load(Ordering::Relaxed)
     }
 
     /// Connections closed by `rule` so far.
@@ -75,10 +94,8 @@ impl NetCounters {
 
     /// Connections refused for `why` so far.
     pub fn refused_count(&self, why: Refusal) -> u64 {
-        Refusal::ALL
-            .iter()
-            .position(|r| *r == why)
-            .and_then(|i| self.refused.get(i))
+        self.refused
+            .get(why.index())
             .map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
@@ -108,7 +125,7 @@ impl NetCounters {
         let _ = writeln!(
             out,
             "kauri_connections_accepted_total{{service=\"{service}\"}} {}",
-            self.accepted.load(Ordering::Relaxed)
+            self.accepted_count()
         );
         let _ = writeln!(
             out,

@@ -42,14 +42,24 @@ impl RequestClock {
     }
 }
 
-/// The error a [`Guarded`] read fails with when a request took too long to arrive.
-pub fn is_request_timeout(e: &std::io::Error) -> bool {
-    e.kind() == std::io::ErrorKind::TimedOut
-        && e.get_ref()
-            .is_some_and(|inner| inner.to_string() == REQUEST_TIMEOUT)
+/// What a [`Guarded`] read fails with (inside a [`std::io::ErrorKind::TimedOut`] error)
+/// when a started request did not arrive whole in time.
+#[derive(Debug)]
+struct RequestTimeout;
+
+impl std::fmt::Display for RequestTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a request did not arrive whole in time")
+    }
 }
 
-const REQUEST_TIMEOUT: &str = "a request did not arrive whole in time";
+impl std::error::Error for RequestTimeout {}
+
+/// Whether an I/O error is a [`Guarded`] read's per-request timeout.
+pub fn is_request_timeout(e: &std::io::Error) -> bool {
+    e.get_ref()
+        .is_some_and(|inner| inner.downcast_ref::<RequestTimeout>().is_some())
+}
 
 /// A byte stream whose reads fail once a started request has not arrived whole within the
 /// limit.
@@ -115,7 +125,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Guarded<T> {
                 if expired {
                     Poll::Ready(Err(std::io::Error::new(
                         std::io::ErrorKind::TimedOut,
-                        REQUEST_TIMEOUT,
+                        RequestTimeout,
                     )))
                 } else {
                     Poll::Pending

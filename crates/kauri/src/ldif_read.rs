@@ -364,11 +364,23 @@ fn read_url(url: &str) -> Result<Vec<u8>, String> {
     else {
         return Err(format!("{url}: only file:// URLs are supported"));
     };
-    let meta = std::fs::metadata(path).map_err(|e| format!("{url}: {e}"))?;
+    // Opened once and checked on the handle, so the file cannot be swapped for a device
+    // between the check and the read; without blocking, so a FIFO does not hang the open.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(|e| format!("{url}: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("{url}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{url}: not a regular file"));
     }
-    std::fs::read(path).map_err(|e| format!("{url}: {e}"))
+    let mut out = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).min(1 << 20));
+    std::io::Read::read_to_end(&mut file, &mut out).map_err(|e| format!("{url}: {e}"))?;
+    Ok(out)
 }
 
 fn text(l: &Line, value: Vec<u8>, what: &str) -> Result<String, LdifError> {
@@ -692,6 +704,18 @@ dn: cn=f,dc=x\ncontrol: 1.2.3 false:: AAE=\nchangetype: modrdn\nnewrdn: cn=g\nde
         assert!(e.to_string().contains("only file:// URLs"), "{e}");
         // A device never ends: refused, not read until memory runs out.
         for url in ["file:///dev/zero", "file:///"] {
+            let e = read(&format!("dn: cn=p,dc=x\njpegPhoto:< {url}\n")).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+        // Nor a FIFO nobody writes to, which must not hang the reader on its open.
+        #[cfg(unix)]
+        {
+            let dir = tempfile::tempdir().unwrap();
+            let fifo = dir.path().join("fifo");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            let url = format!("file://{}", fifo.display());
             let e = read(&format!("dn: cn=p,dc=x\njpegPhoto:< {url}\n")).unwrap_err();
             assert!(e.to_string().contains("not a regular file"), "{e}");
         }

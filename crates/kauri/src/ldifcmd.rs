@@ -461,6 +461,63 @@ fn split_large(op: Op, chunk: usize) -> Vec<Op> {
     }
 }
 
+/// A record read and not yet applied: its line, its DN and the operations it became.
+type Pending = (usize, String, Vec<Op>);
+
+/// Applies a batch of records, each split into one or more operations; returns each
+/// record's outcome (`None` when it was not tried). Without `continue_on_error` the batch
+/// stops at the first failure. With it, every record is tried, but the parts of a split
+/// record stop at their first failure: the rest of a record whose add failed is not applied
+/// to whatever object may be there.
+fn apply_records(
+    t: &mut dyn target::Target,
+    batch: Vec<Pending>,
+    continue_on_error: bool,
+) -> Result<Vec<(usize, String, Option<OpResult>)>> {
+    let mut out: Vec<(usize, String, Option<OpResult>)> = Vec::with_capacity(batch.len());
+    // Runs of records, each run applied with one call: (records, stop at the first error).
+    let mut runs: Vec<(Vec<Pending>, bool)> = Vec::new();
+    for record in batch {
+        let split = record.2.len() > 1;
+        let stop_at_error = !continue_on_error || split;
+        match runs.last_mut() {
+            Some((run, stop)) if *stop == stop_at_error && !(continue_on_error && split) => {
+                run.push(record)
+            }
+            _ => runs.push((vec![record], stop_at_error)),
+        }
+    }
+    let mut stopped = false;
+    for (run, stop_at_error) in runs {
+        if stopped {
+            out.extend(run.into_iter().map(|(line, dn, _)| (line, dn, None)));
+            continue;
+        }
+        let mut shape = Vec::with_capacity(run.len());
+        let mut ops = Vec::new();
+        for (line, dn, parts) in run {
+            shape.push((line, dn, parts.len()));
+            ops.extend(parts);
+        }
+        let mut results = t.apply_batch(ops, stop_at_error)?.into_iter();
+        for (line, dn, parts) in shape {
+            // A record split into several operations succeeds when they all do.
+            let mut r: Option<OpResult> = None;
+            for part in results.by_ref().take(parts) {
+                r = match r {
+                    None | Some(Ok(())) => Some(part),
+                    failed => failed,
+                };
+            }
+            if r.as_ref().is_some_and(|r| r.is_err()) && !continue_on_error {
+                stopped = true;
+            }
+            out.push((line, dn, r));
+        }
+    }
+    Ok(out)
+}
+
 /// `kauri ldif import`.
 pub fn import(o: &ImportOptions) -> Result<()> {
     let started = std::time::Instant::now();
@@ -498,9 +555,8 @@ pub fn import(o: &ImportOptions) -> Result<()> {
     let mut failures: Vec<serde_json::Value> = Vec::new();
     let mut stop = false;
     while !stop {
-        let mut ops = Vec::with_capacity(o.batch.max(1));
-        // Per record: its line, its DN, and how many operations it became.
-        let mut records_in_batch: Vec<(usize, String, usize)> = Vec::new();
+        // Per record: its line, its DN, and the operations it became.
+        let mut batch: Vec<Pending> = Vec::with_capacity(o.batch.max(1));
         for _ in 0..o.batch.max(1) {
             match records.next() {
                 None => {
@@ -517,28 +573,17 @@ pub fn import(o: &ImportOptions) -> Result<()> {
                         | Op::Rename { dn, .. } => dn.clone(),
                     };
                     let parts = split_large(op, kauri_db::config::MAX_LINK_CHANGES);
-                    records_in_batch.push((records.last_record_line(), dn, parts.len()));
-                    ops.extend(parts);
+                    batch.push((records.last_record_line(), dn, parts));
                 }
             }
         }
-        if ops.is_empty() {
+        if batch.is_empty() {
             break;
         }
-        let mut results = t.apply_batch(ops, !o.continue_on_error)?.into_iter();
-        for (line, dn, parts) in &records_in_batch {
-            // A record split into several operations succeeds when they all do.
-            let mut r: OpResult = Ok(());
-            let mut answered = false;
-            for part in results.by_ref().take(*parts) {
-                answered = true;
-                if r.is_ok() {
-                    r = part;
-                }
-            }
-            if !answered {
-                break;
-            }
+        let outcomes = apply_records(t.as_mut(), batch, o.continue_on_error)?;
+        for (line, dn, outcome) in &outcomes {
+            // Not tried: the import stopped at an earlier failure.
+            let Some(r) = outcome else { break };
             match r {
                 Ok(()) => applied += 1,
                 Err(e) => {

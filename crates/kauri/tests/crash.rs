@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{kauri, provision, serve, Served, DOMAIN, PASSWORD};
+use common::{connect, kauri, provision, serve, Served, DOMAIN};
 use kauri_ldap_client::proto::{ModOp, ResultCode, SearchScope};
-use kauri_ldap_client::{change, search_request, ConnectOptions, Filter, LdapClient};
+use kauri_ldap_client::{change, search_request, Filter, LdapClient};
 
 /// A number from the environment, or `default`.
 fn setting(name: &str, default: u64) -> u64 {
@@ -244,22 +244,6 @@ async fn send(c: &mut LdapClient, w: usize, op: &Op) -> Result<(ResultCode, Stri
         }
     };
     r.map(|r| (r.code, r.message)).map_err(|e| e.to_string())
-}
-
-fn options() -> ConnectOptions {
-    ConnectOptions::default().with_timeout(Some(Duration::from_secs(120)))
-}
-
-async fn connect(url: &str) -> LdapClient {
-    let mut c = LdapClient::connect(url, &options())
-        .await
-        .unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
-    let r = c
-        .simple_bind("SAMDOM\\Administrator", PASSWORD)
-        .await
-        .expect("bind");
-    assert_eq!(r.code, ResultCode::SUCCESS, "bind: {r:?}");
-    c
 }
 
 /// Writes until the connection breaks: every success goes into the model, the write the

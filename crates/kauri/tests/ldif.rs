@@ -8,6 +8,22 @@ use std::path::Path;
 
 use common::{fails, json, ok, provision, serve, DOMAIN};
 
+/// `kauri ldif import --continue-on-error` into the domain at `data`, which must refuse
+/// something; its JSON report.
+fn import_refusing_some(file: &Path, data: &str) -> serde_json::Value {
+    let out = common::kauri(&[
+        "ldif",
+        "import",
+        &s(file),
+        "-H",
+        data,
+        "--continue-on-error",
+        "--json",
+    ]);
+    assert!(!out.status.success());
+    json(&String::from_utf8_lossy(&out.stdout))
+}
+
 fn s(p: &Path) -> String {
     p.display().to_string()
 }
@@ -145,17 +161,7 @@ changetype: delete
     assert_eq!(ana["description"][0], " starts with a space");
     assert!(fails(&["user", "show", "bo", "-H", &d]).contains("no user named bo"));
     // Going on: the refusals are listed, the rest applied (the first records again refused).
-    let out = common::kauri(&[
-        "ldif",
-        "import",
-        &s(&file),
-        "-H",
-        &d,
-        "--continue-on-error",
-        "--json",
-    ]);
-    assert!(!out.status.success());
-    let report = json(&String::from_utf8_lossy(&out.stdout));
+    let report = import_refusing_some(&file, &d);
     assert_eq!(report["applied"], 3, "{report}");
     let lines: Vec<u64> = report["failures"]
         .as_array()
@@ -217,4 +223,37 @@ fn import_and_export_against_a_server() {
     assert!(out.starts_with(&format!("dn: OU=Imported,{DOMAIN}")));
     assert_eq!(out.matches("\nmember: ").count(), 300);
     assert!(!out.contains("unicodePwd") && !out.contains("supplementalCredentials"));
+}
+
+/// A record too large for one operation goes as an add and modifies that add the rest;
+/// when its add is refused, going on past errors does not apply the rest to the object of
+/// that name that was already there, and the records after it are still applied.
+#[test]
+fn the_rest_of_a_refused_large_record_is_not_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = provision(dir.path(), "d");
+    let d = s(&data);
+    let mut text = format!(
+        "dn: CN=Kept,CN=Users,{DOMAIN}\nchangetype: add\nobjectClass: contact\n\n\
+         dn: CN=Kept,CN=Users,{DOMAIN}\nchangetype: add\nobjectClass: contact\n"
+    );
+    for i in 0..5_010 {
+        text.push_str(&format!("url: https://example.com/{i}\n"));
+    }
+    text.push_str(&format!(
+        "\ndn: CN=After,CN=Users,{DOMAIN}\nchangetype: add\nobjectClass: contact\n"
+    ));
+    let file = dir.path().join("large.ldif");
+    std::fs::write(&file, text).unwrap();
+    let report = import_refusing_some(&file, &d);
+    assert_eq!(report["applied"], 2, "{report}");
+    assert_eq!(report["refused"], 1, "{report}");
+    let export = |cn: &str| {
+        let base = format!("CN={cn},CN=Users,{DOMAIN}");
+        ok(&["ldif", "export", "-H", &d, "--base", &base])
+    };
+    let kept = export("Kept");
+    assert!(!kept.contains("\nurl:"), "{kept}");
+    let export = export("After");
+    assert!(export.contains("dn: CN=After"), "{export}");
 }

@@ -91,9 +91,9 @@ impl<B: Backend> Directory<B> {
     /// Deletes an entry (with `tree`, its subtree): tombstones in a domain, plain removal
     /// otherwise. With `step`, a tree delete goes as far as the step allows, the deepest
     /// objects first, and answers [`DirError::TreeDeleteNotFinished`] when objects remain
-    /// (the entry itself goes last). The whole subtree is checked for critical system
-    /// objects before anything is deleted: once by a plain tree delete, by the first step
-    /// of a stepwise one.
+    /// (the entry itself goes last). A plain tree delete checks the whole subtree for
+    /// critical system objects before deleting anything; a step checks what it deletes
+    /// (the whole subtree was checked by [`Directory::check_tree_delete`]).
     pub(crate) fn delete(
         &self,
         w: &mut DbWrite<'_, B>,
@@ -122,41 +122,25 @@ impl<B: Backend> Directory<B> {
                 ),
             )));
         }
-        let check_all = tree && !req.caller.is_system() && step.is_none_or(|s| s.first);
+        let guard = tree && !req.caller.is_system();
         let (victims, finished) = match step {
-            Some(s) if !check_all => deepest_first(w, id, s.max.max(1))?,
-            _ => {
+            Some(s) => deepest_first(w, id, s.max.max(1))?,
+            None => {
+                if guard {
+                    refuse_critical_below(w, id)?;
+                }
+                let mut order = live_subtree(w, id)?;
                 // Children first, so each moves out of a parent that still exists.
-                let mut order = vec![id];
-                let mut i = 0;
-                while let Some(&cur) = order.get(i) {
-                    // Tombstones kept in place below a deleted site or server are deleted
-                    // already.
-                    let live: Vec<u64> = w
-                        .children(cur)?
-                        .into_iter()
-                        .filter(|c| !is_tombstone(w, *c))
-                        .collect();
-                    order.extend(live);
-                    i += 1;
-                }
-                if check_all {
-                    for &victim in &order {
-                        self.refuse_critical(w, victim)?;
-                    }
-                }
                 order.reverse();
-                let max = step.map_or(usize::MAX, |s| s.max.max(1));
-                let finished = order.len() <= max;
-                order.truncate(max);
-                (order, finished)
+                (order, true)
             }
         };
         let snap = self.schema();
         for &victim in &victims {
-            // A step after the first checks what it deletes (the subtree may have grown).
-            if step.is_some() && !check_all && tree && !req.caller.is_system() {
-                self.refuse_critical(w, victim)?;
+            // A step checks what it deletes: the subtree may have changed since
+            // [`Directory::check_tree_delete`] looked at it.
+            if step.is_some() && guard {
+                refuse_critical(w, victim)?;
             }
             self.tombstone(w, &snap, &domain, victim, req.caller.is_system())?;
         }
@@ -165,20 +149,6 @@ impl<B: Backend> Directory<B> {
                 "000020CD: SvcErr: problem 5008 (ADMIN_LIMIT_EXCEEDED), data 0: the tree \
                  delete is not finished: {} objects were deleted below {dn}, and more remain",
                 victims.len()
-            )));
-        }
-        Ok(())
-    }
-
-    /// AD's refusal to tree-delete a critical system object.
-    fn refuse_critical(&self, w: &DbWrite<'_, B>, victim: u64) -> DirResult<()> {
-        if w.text(victim, "isCriticalSystemObject")?
-            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
-        {
-            return Err(DirError::UnwillingToPerform(format!(
-                "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical \
-                 system object and cannot be removed by a tree delete",
-                w.dn_of(victim)?
             )));
         }
         Ok(())
@@ -621,6 +591,62 @@ impl<B: Backend> Directory<B> {
         }
         Ok(purged)
     }
+}
+
+impl<B: Backend> Directory<B> {
+    /// Refuses, before the first step of a stepwise tree delete, a subtree that holds a
+    /// critical system object, as AD refuses the whole tree delete. It reads a snapshot,
+    /// outside the writer, so checking a large tree holds up no other write; each step
+    /// checks again what it deletes.
+    pub fn check_tree_delete(&self, dn: &Dn) -> DirResult<()> {
+        if self.domain().is_none() {
+            return Ok(());
+        }
+        let r = self.db().read()?;
+        match r.id_of(dn)? {
+            Some(id) => refuse_critical_below(&r, id),
+            // The step answers noSuchObject.
+            None => Ok(()),
+        }
+    }
+}
+
+/// The live objects of the subtree at `root` (tombstones kept in place below a deleted
+/// site or server are deleted already), parents before their children.
+fn live_subtree<V: View>(v: &V, root: u64) -> DirResult<Vec<u64>> {
+    let mut order = vec![root];
+    let mut i = 0;
+    while let Some(&cur) = order.get(i) {
+        let live = v
+            .children(cur)?
+            .into_iter()
+            .filter(|c| !is_tombstone(v, *c));
+        order.extend(live);
+        i += 1;
+    }
+    Ok(order)
+}
+
+/// AD's refusal to tree-delete a critical system object.
+fn refuse_critical<V: View>(v: &V, victim: u64) -> DirResult<()> {
+    if v.text(victim, "isCriticalSystemObject")?
+        .is_some_and(|t| t.eq_ignore_ascii_case("TRUE"))
+    {
+        return Err(DirError::UnwillingToPerform(format!(
+            "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {} is a critical system \
+             object and cannot be removed by a tree delete",
+            v.dn_of(victim)?
+        )));
+    }
+    Ok(())
+}
+
+/// [`refuse_critical`] for every live object of a subtree.
+fn refuse_critical_below<V: View>(v: &V, root: u64) -> DirResult<()> {
+    for id in live_subtree(v, root)? {
+        refuse_critical(v, id)?;
+    }
+    Ok(())
 }
 
 /// At most `max` live objects of the subtree at `root`, children before their parents (a

@@ -65,8 +65,6 @@ pub const TREE_DELETE_STEP: usize = 1_000;
 pub struct TreeStep {
     /// The most objects the step deletes.
     pub max: usize,
-    /// Whether it is the first step: it checks the whole subtree before deleting.
-    pub first: bool,
 }
 
 /// One change a client (or the server itself) asks for.
@@ -94,7 +92,8 @@ pub enum Change {
     /// One step of a tree delete in a domain: at most `step.max` objects of the subtree,
     /// the deepest first, the named entry last. When objects remain the step still
     /// commits and answers [`DirError::TreeDeleteNotFinished`], so a large tree is deleted
-    /// in steps that each hold the writer briefly.
+    /// in steps that each hold the writer briefly. [`Directory::check_tree_delete`] comes
+    /// first, outside the writer.
     DeleteTreeStep {
         /// The root of the subtree.
         dn: Dn,

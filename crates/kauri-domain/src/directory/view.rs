@@ -22,6 +22,9 @@ pub trait View {
     /// The records holding `value` in an indexed attribute (empty when not indexed).
     fn find(&self, attr: &str, value: &[u8]) -> DirResult<Vec<u64>>;
 
+    /// The ids of a record's children.
+    fn children(&self, id: u64) -> DirResult<Vec<u64>>;
+
     /// The first value of an attribute, as text.
     fn text(&self, id: u64, attr: &str) -> DirResult<Option<String>> {
         Ok(self
@@ -75,6 +78,11 @@ macro_rules! view_impl {
 
             fn find(&self, attr: &str, value: &[u8]) -> DirResult<Vec<u64>> {
                 Ok(self.find_eq(attr, value)?.unwrap_or_default())
+            }
+
+            fn children(&self, id: u64) -> DirResult<Vec<u64>> {
+                // The transaction's own method, not this one.
+                Ok($t::children(self, id)?)
             }
         }
     };

@@ -94,7 +94,8 @@ impl LocalTarget {
             },
         );
         w.commit()?;
-        if r.is_ok() {
+        // An unfinished tree delete's step committed what it deleted.
+        if matches!(r, Ok(()) | Err(DirError::TreeDeleteNotFinished(_))) {
             self.dir.after_commit()?;
         }
         Ok(r)
@@ -205,18 +206,19 @@ impl Target for LocalTarget {
             // In steps, each its own transaction, so a server writing the same folder
             // waits for a step, not for the whole tree.
             let dn = parse_dn(dn)?;
-            let mut first = true;
+            if !self.caller.is_system() {
+                self.dir.check_tree_delete(&dn).map_err(refused)?;
+            }
+            let step = TreeStep {
+                max: TREE_DELETE_STEP,
+            };
             loop {
-                let step = TreeStep {
-                    max: TREE_DELETE_STEP,
-                    first,
-                };
                 match self.apply_one(Change::DeleteTreeStep {
                     dn: dn.clone(),
                     step,
                 })? {
                     Ok(()) => return Ok(()),
-                    Err(DirError::TreeDeleteNotFinished(_)) => first = false,
+                    Err(DirError::TreeDeleteNotFinished(_)) => {}
                     Err(e) => return Err(refused(e)),
                 }
             }

@@ -235,3 +235,26 @@ pub fn whoami(url: &str, user: &str, password: &str) -> Result<String, String> {
         Err(String::from_utf8_lossy(&o.stderr).into_owned())
     }
 }
+
+/// Client options for the tests that write through a real connection: a generous
+/// timeout, as a server under test may be slow to answer but must answer.
+pub fn client_options() -> kauri_ldap_client::ConnectOptions {
+    kauri_ldap_client::ConnectOptions::default().with_timeout(Some(Duration::from_secs(120)))
+}
+
+/// A connection bound as the domain's Administrator.
+pub async fn connect(url: &str) -> kauri_ldap_client::LdapClient {
+    let mut c = kauri_ldap_client::LdapClient::connect(url, &client_options())
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    let r = c
+        .simple_bind("SAMDOM\\Administrator", PASSWORD)
+        .await
+        .expect("bind");
+    assert_eq!(
+        r.code,
+        kauri_ldap_client::proto::ResultCode::SUCCESS,
+        "bind: {r:?}"
+    );
+    c
+}
