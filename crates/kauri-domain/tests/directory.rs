@@ -626,11 +626,22 @@ fn passwords_and_policies() {
     modify(&dir, admin_account(&dir), &dave, set("Str0ng.Pass")).unwrap();
     let r = dir.db().read().unwrap();
     let id = r.lookup(&dn(&dave)).unwrap().unwrap();
-    assert!(dir
-        .stored_secrets(&r, id)
-        .unwrap()
-        .unwrap()
-        .verify("Str0ng.Pass"));
+    let secrets = dir.stored_secrets(&r, id).unwrap().unwrap();
+    assert!(secrets.verify("Str0ng.Pass"));
+    // Only the NT hash by default; the crypt forms when configured.
+    assert!(secrets.sha512_crypt().is_empty() && secrets.sha256_crypt().is_empty());
+    drop(r);
+    dir.set_crypt_schemes(kauri_domain::password::CryptSchemes::parse(&["CryptSHA512"]).unwrap());
+    modify(&dir, admin_account(&dir), &dave, set("Str0nger.Pass")).unwrap();
+    let r = dir.db().read().unwrap();
+    let secrets = dir.stored_secrets(&r, id).unwrap().unwrap();
+    assert!(secrets.verify("Str0nger.Pass") && secrets.in_history("Str0ng.Pass"));
+    assert!(secrets.sha512_crypt().starts_with("$6$") && secrets.sha256_crypt().is_empty());
+    assert!(kauri_domain::password::CryptSchemes::parse(&["CryptMD5"]).is_err());
+    dir.set_crypt_schemes(Default::default());
+    drop(r);
+    modify(&dir, admin_account(&dir), &dave, set("Str0ng.Pass")).unwrap();
+    let r = dir.db().read().unwrap();
     assert!(
         r.values(id, "unicodePwd").unwrap().is_empty(),
         "never stored as given"

@@ -1200,6 +1200,16 @@ impl Conn {
     /// Hands a bind's bookkeeping (bad password counts, the last logon time) to the writer.
     async fn record_bind(&mut self, update: Option<BindUpdate>) {
         let recorded = match update {
+            // The last logon time alone is written behind the answer, as AD updates it:
+            // nobody reads it back at once, and a first bind does not wait for a commit.
+            Some(BindUpdate::Success(dn, mods))
+                if mods
+                    .iter()
+                    .all(|m| m.attr.eq_ignore_ascii_case("lastLogonTimestamp")) =>
+            {
+                let req = Request::system_modify(dn, mods, true);
+                self.ctx.writer.enqueue(req).map(drop)
+            }
             Some(BindUpdate::Success(dn, mods)) => {
                 let req = Request::system_modify(dn, mods, true);
                 self.ctx.writer.submit(req).await

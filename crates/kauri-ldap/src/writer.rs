@@ -228,7 +228,10 @@ fn run(
                     b.fetch_add(1, Ordering::Relaxed);
                 }
                 for (reply, outcome) in replies.into_iter().zip(outcomes) {
-                    let _ = reply.send(outcome);
+                    // A change nobody waits for (a bind's bookkeeping) is logged if refused.
+                    if let Err(Err(e)) = reply.send(outcome) {
+                        tracing::warn!(error = %e, "a change written behind its answer was refused");
+                    }
                 }
             }
             Err(e) => {

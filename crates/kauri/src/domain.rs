@@ -36,6 +36,10 @@ pub struct DomainFile {
     pub domain_dn: String,
     /// The Administrator's DN.
     pub administrator: String,
+    /// The crypt forms kept beside each new password's NT hash (`CryptSHA256`,
+    /// `CryptSHA512`; Samba's "password hash userPassword schemes"). None by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub password_hash_schemes: Vec<String>,
 }
 
 impl DomainFile {
@@ -81,6 +85,7 @@ impl DomainFile {
             domain_sid: info.sid.to_string(),
             domain_dn: info.domain_dn.to_string(),
             administrator,
+            password_hash_schemes: Vec::new(),
         })
     }
 }
@@ -110,6 +115,10 @@ pub struct ProvisionOptions {
     /// The site the DC is placed in.
     #[arg(long, default_value = "Default-First-Site-Name")]
     pub site: String,
+    /// Crypt forms to keep beside each password's NT hash, comma-separated:
+    /// CryptSHA256, CryptSHA512 (none by default; recorded in domain.json).
+    #[arg(long, value_delimiter = ',')]
+    pub password_hash_schemes: Vec<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -190,6 +199,8 @@ pub fn provision(o: &ProvisionOptions) -> Result<()> {
 
 fn provision_into(o: &ProvisionOptions) -> Result<()> {
     let started = Instant::now();
+    let schemes = kauri_domain::password::CryptSchemes::parse(&o.password_hash_schemes)
+        .context("--password-hash-schemes")?;
     let (schema, source) = match &o.schema_dir {
         Some(dir) => (
             Schema::load_dir(dir)
@@ -211,6 +222,7 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
     )
     .context("creating the database")?;
     let dir = Directory::new(Arc::new(db), schema, Some(key)).context("opening the directory")?;
+    dir.set_crypt_schemes(schemes);
     let params = ProvisionParams {
         realm: o.realm.to_ascii_uppercase(),
         netbios_domain: o.domain.to_ascii_uppercase(),
@@ -243,6 +255,7 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
         domain_sid: made.domain_sid.clone(),
         domain_dn: made.domain_dn.clone(),
         administrator: made.administrator.clone(),
+        password_hash_schemes: o.password_hash_schemes.clone(),
     };
     std::fs::write(
         domain_file(&o.targetdir),
@@ -324,8 +337,17 @@ fn domain_directory(
     } else {
         None
     };
+    // A copy being made (a renamed backup) has no domain.json yet.
+    let schemes = if domain_file(data).exists() {
+        DomainFile::load(data)?.password_hash_schemes
+    } else {
+        Vec::new()
+    };
+    let schemes = kauri_domain::password::CryptSchemes::parse(&schemes)
+        .with_context(|| format!("password_hash_schemes in {}", domain_file(data).display()))?;
     let (db, schema) = open_domain_db_with(data, fallback)?;
     let dir = Directory::new(Arc::new(db), schema, key)?;
+    dir.set_crypt_schemes(schemes);
     if dir.domain().is_none() {
         bail!(
             "{} holds a domain (domain.json) but its database holds none; restore it from a \

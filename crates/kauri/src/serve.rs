@@ -187,6 +187,7 @@ fn demo_domain(data: &Path, password: &str) -> Result<bool> {
         schema_dir: None,
         host_name: "DC1".into(),
         site: "Default-First-Site-Name".into(),
+        password_hash_schemes: Vec::new(),
         json: false,
         quiet: true,
     })

@@ -8,6 +8,7 @@
 use kauri_db::{DbRead, DbWrite, Dn, Modification, ModifyOp};
 use kauri_kv::Backend;
 
+use super::bind_facts::token_from;
 use super::caller::Account;
 use super::error::DirResult;
 use super::principal::uac;
@@ -126,35 +127,71 @@ impl<B: Backend> Directory<B> {
             // Unknown accounts get the wrong-password answer, as AD gives them.
             return Ok(refused(LogonFailure::BadPassword));
         };
-        let Some(secrets) = self.stored_secrets(&r, id)? else {
+        // The account's fields come from one read of its record; what only a commit
+        // changes (the domain's policy, the groups) from the facts of this snapshot.
+        let facts = self.bind_facts(&r, &domain)?;
+        let a = facts.attrs;
+        let Some(rec) = r.record(id)? else {
             return Ok(refused(LogonFailure::BadPassword));
         };
-        let dn = Dn::parse(&r.dn_of(id)?)
-            .map_err(|e| super::DirError::UnwillingToPerform(format!("stored DN: {e}")))?;
+        let first = |aid: Option<u32>| {
+            aid.and_then(|aid| rec.attr(aid))
+                .and_then(|at| at.values().next())
+                .map(|v| v.raw)
+        };
+        let int = |aid: Option<u32>| {
+            first(aid)
+                .and_then(|raw| std::str::from_utf8(raw).ok())
+                .and_then(|t| t.trim().parse::<i64>().ok())
+        };
+        let Some(sealed) = first(a.secrets) else {
+            return Ok(refused(LogonFailure::BadPassword));
+        };
+        let Some(secrets) =
+            self.open_secrets(sealed, first(a.object_guid).unwrap_or_default(), id)?
+        else {
+            return Ok(refused(LogonFailure::BadPassword));
+        };
+        let dn_text = r.dn_of(id)?;
+        let dn = || {
+            Dn::parse(&dn_text)
+                .map_err(|e| super::DirError::UnwillingToPerform(format!("stored DN: {e}")))
+        };
         let now = ad_time_from_unix(now_secs() as i64);
         // The token serves twice: the password policy and the administrator check.
-        let groups = token_groups(&r, &domain, id)?;
-        let pso = resultant_pso_among(&r, &domain, id, || Ok(groups.clone()))?;
-        let policy = policy_of(&r, self, pso)?;
-        let lockout_time = r.int(id, "lockoutTime")?.unwrap_or(0);
+        let groups = token_from(
+            &r,
+            &domain,
+            &facts,
+            id,
+            r.links(id, "memberOf")?,
+            int(a.primary_group_id),
+        )?;
+        let policy = if facts.psos {
+            let pso = resultant_pso_among(&r, &domain, id, || Ok(groups.clone()))?;
+            policy_of(&r, self, pso)?
+        } else {
+            facts.policy.clone()
+        };
+        let lockout_time = int(a.lockout_time).unwrap_or(0);
         if lockout_time > 0 && lockout_active(lockout_time, now, policy.lockout_duration_secs) {
             return Ok(refused(LogonFailure::AccountLockedOut));
         }
         if !proves(&secrets) {
             return Ok(BindOutcome {
                 result: Err(LogonFailure::BadPassword),
-                update: Some(BindUpdate::BadPassword(dn)),
+                update: Some(BindUpdate::BadPassword(dn()?)),
             });
         }
-        let control = r.int(id, "userAccountControl")?.unwrap_or(0) as u32;
+        let control = int(a.uac).unwrap_or(0) as u32;
         if control & uac::ACCOUNTDISABLE != 0 {
             return Ok(refused(LogonFailure::AccountDisabled));
         }
-        let expires = r.int(id, "accountExpires")?.unwrap_or(0);
+        let expires = int(a.account_expires).unwrap_or(0);
         if expires > 0 && expires != i64::MAX && expires <= now {
             return Ok(refused(LogonFailure::AccountExpired));
         }
-        let last_set = r.int(id, "pwdLastSet")?.unwrap_or(0);
+        let last_set = int(a.pwd_last_set).unwrap_or(0);
         if last_set == 0 {
             return Ok(refused(LogonFailure::MustChangePassword));
         }
@@ -171,18 +208,15 @@ impl<B: Backend> Directory<B> {
                 || (s.domain().as_ref() == Some(&domain.sid)
                     && s.rid().is_some_and(|r| admin_rids.contains(&r)))
         });
-        let sid = r
-            .values(id, "objectSid")?
-            .first()
-            .and_then(|b| Sid::from_bytes(b).ok());
+        let sid = first(a.object_sid).and_then(|b| Sid::from_bytes(b).ok());
         let mut mods = Vec::new();
-        if r.int(id, "badPwdCount")?.unwrap_or(0) != 0 {
+        if int(a.bad_pwd_count).unwrap_or(0) != 0 {
             mods.push(Modification::new(ModifyOp::Replace, "badPwdCount", &["0"]));
         }
         if lockout_time != 0 {
             mods.push(Modification::new(ModifyOp::Replace, "lockoutTime", &["0"]));
         }
-        let last_logon = r.int(id, "lastLogonTimestamp")?.unwrap_or(0);
+        let last_logon = int(a.last_logon_timestamp).unwrap_or(0);
         if now.saturating_sub(last_logon)
             > LOGON_TIMESTAMP_INTERVAL_SECS.saturating_mul(AD_TICKS_PER_SECOND)
         {
@@ -192,15 +226,20 @@ impl<B: Backend> Directory<B> {
                 &[&now.to_string()],
             ));
         }
+        let update = if mods.is_empty() {
+            None
+        } else {
+            Some(BindUpdate::Success(dn()?, mods))
+        };
         Ok(BindOutcome {
             result: Ok(Account {
                 id,
-                dn: dn.to_string(),
+                dn: dn_text,
                 sid,
                 groups: groups.into_iter().map(|(_, s)| s).collect(),
                 admin,
             }),
-            update: (!mods.is_empty()).then_some(BindUpdate::Success(dn, mods)),
+            update,
         })
     }
 

@@ -72,16 +72,27 @@ impl<B: Backend> Directory<B> {
         let Some(sealed) = v.values(id, SECRETS_ATTR)?.into_iter().next() else {
             return Ok(None);
         };
-        let Some(key) = self.secret_key() else {
-            return Ok(None);
-        };
         let guid = v
             .values(id, "objectGUID")?
             .into_iter()
             .next()
             .unwrap_or_default();
+        self.open_secrets(&sealed, &guid, id)
+    }
+
+    /// Unseals the stored secrets of record `id` (sealed with its objectGUID); `None`
+    /// without a key.
+    pub(crate) fn open_secrets(
+        &self,
+        sealed: &[u8],
+        guid: &[u8],
+        id: u64,
+    ) -> DirResult<Option<StoredSecrets>> {
+        let Some(key) = self.secret_key() else {
+            return Ok(None);
+        };
         let plain = key
-            .open(&sealed, &guid)
+            .open(sealed, guid)
             .map_err(|e| DirError::UnwillingToPerform(format!("stored secrets of {id}: {e}")))?;
         StoredSecrets::decode(&plain)
             .map(Some)
@@ -114,7 +125,7 @@ impl<B: Backend> Directory<B> {
                 .and_then(|v| super::principal::parse_u32_bits(v))
                 .unwrap_or(0);
             if uac & 0x4_0000 != 0 {
-                let secrets = StoredSecrets::from_password(&random_text()?)
+                let secrets = StoredSecrets::from_password(&random_text()?, self.crypt_schemes())
                     .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
                 attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
             }
@@ -137,7 +148,7 @@ impl<B: Backend> Directory<B> {
                 .check_new_password(&password, &sam, &display, None)
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
-        let secrets = StoredSecrets::from_password(&password)
+        let secrets = StoredSecrets::from_password(&password, self.crypt_schemes())
             .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
         attrs.set(
@@ -271,8 +282,8 @@ impl<B: Backend> Directory<B> {
         history_length: u32,
     ) -> DirResult<Modification> {
         let secrets = match current {
-            Some(c) => c.with_new_password(password, history_length),
-            None => StoredSecrets::from_password(password),
+            Some(c) => c.with_new_password(password, history_length, self.crypt_schemes()),
+            None => StoredSecrets::from_password(password, self.crypt_schemes()),
         }
         .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         let guid = w

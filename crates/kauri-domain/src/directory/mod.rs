@@ -11,6 +11,7 @@
 mod access;
 mod add;
 mod bind;
+mod bind_facts;
 mod check;
 pub mod classes;
 mod credentials;
@@ -50,7 +51,7 @@ pub use token::{
     token_groups_global_and_universal,
 };
 
-use crate::password::SecretKey;
+use crate::password::{CryptSchemes, SecretKey};
 use crate::schema::Schema;
 
 mod caller;
@@ -151,6 +152,10 @@ pub struct Directory<B: Backend> {
     pending: Mutex<Option<Pending>>,
     domain: RwLock<Option<Arc<DomainInfo>>>,
     key: Option<SecretKey>,
+    /// What binds read that only a commit changes, for the latest snapshot USN seen.
+    bind_facts: Mutex<Option<Arc<bind_facts::BindFacts>>>,
+    /// The crypt forms kept beside each new password's NT hash.
+    crypt_schemes: RwLock<CryptSchemes>,
 }
 
 impl<B: Backend> Directory<B> {
@@ -163,9 +168,22 @@ impl<B: Backend> Directory<B> {
             pending: Mutex::new(None),
             domain: RwLock::new(None),
             key,
+            bind_facts: Mutex::new(None),
+            crypt_schemes: RwLock::new(CryptSchemes::default()),
         };
         dir.rediscover()?;
         Ok(dir)
+    }
+
+    /// Sets the crypt forms kept beside each password set from now on (none by default;
+    /// see [`CryptSchemes`]).
+    pub fn set_crypt_schemes(&self, schemes: CryptSchemes) {
+        *self.crypt_schemes.write() = schemes;
+    }
+
+    /// The crypt forms kept beside each new password.
+    pub fn crypt_schemes(&self) -> CryptSchemes {
+        *self.crypt_schemes.read()
     }
 
     /// The database.

@@ -21,7 +21,7 @@ pub use hashes::{
 pub use logon::LogonFailure;
 pub use policy::{AttributeSource, ComplexityFailure, PasswordPolicy, PolicyViolation};
 pub use seal::{SecretKey, KEY_LEN};
-pub use secrets::StoredSecrets;
+pub use secrets::{CryptSchemes, StoredSecrets};
 pub use time::{
     ad_time_from_unix, ad_time_now, is_expired, lockout_active, must_change_password,
     unix_from_ad_time, AD_EPOCH_TO_UNIX_SECS, AD_TICKS_PER_SECOND,
@@ -55,6 +55,9 @@ pub enum PasswordError {
     /// A `unicodePwd` value must decode as UTF-16LE (no unpaired surrogates).
     #[error("unicodePwd value is not valid UTF-16LE")]
     BadUtf16,
+    /// A password hash scheme name that is not `CryptSHA256` or `CryptSHA512`.
+    #[error("unknown password hash scheme {0:?} (CryptSHA256 and CryptSHA512 are known)")]
+    UnknownScheme(String),
     /// A crypt setting or hash string is not `$5$`/`$6$` SHA-crypt.
     #[error("bad SHA-crypt setting: {0}")]
     BadCryptSetting(String),

@@ -427,6 +427,7 @@ fn complexity_failure(
 mod tests {
     use super::*;
     use crate::password::time::ad_time_from_unix;
+    use crate::password::CryptSchemes;
 
     /// The domain object's values as Samba provisions them (and Windows ships them).
     const DOMAIN_DEFAULTS: [(&str, &str); 8] = [
@@ -655,11 +656,11 @@ mod tests {
 
     #[test]
     fn history() {
-        let s = StoredSecrets::from_password("First!111")
+        let s = StoredSecrets::from_password("First!111", CryptSchemes::ALL)
             .unwrap()
-            .with_new_password("Second!22", 24)
+            .with_new_password("Second!22", 24, CryptSchemes::ALL)
             .unwrap()
-            .with_new_password("Third!333", 24)
+            .with_new_password("Third!333", 24, CryptSchemes::ALL)
             .unwrap();
         let with = |n: u32| PasswordPolicy {
             history_length: n,

@@ -25,13 +25,57 @@ pub struct StoredSecrets {
     history: Vec<[u8; 16]>,
 }
 
+/// The crypt forms of a password kept beside its NT hash, for clients that verify
+/// passwords themselves from `userPassword`-style hashes (Samba's "password hash
+/// userPassword schemes"). None by default: nothing reads them, and each costs
+/// milliseconds of CPU (5,000 rounds) on every password set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CryptSchemes {
+    /// `CryptSHA256`: the SHA-256 crypt form (`$5$`).
+    pub sha256: bool,
+    /// `CryptSHA512`: the SHA-512 crypt form (`$6$`).
+    pub sha512: bool,
+}
+
+impl CryptSchemes {
+    /// Both forms.
+    pub const ALL: CryptSchemes = CryptSchemes {
+        sha256: true,
+        sha512: true,
+    };
+
+    /// The schemes named (Samba's names, `CryptSHA256` and `CryptSHA512`, in any case).
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<CryptSchemes, PasswordError> {
+        let mut out = CryptSchemes::default();
+        for name in names {
+            match name.as_ref().to_ascii_lowercase().as_str() {
+                "cryptsha256" => out.sha256 = true,
+                "cryptsha512" => out.sha512 = true,
+                _ => return Err(PasswordError::UnknownScheme(name.as_ref().to_string())),
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl StoredSecrets {
-    /// The secrets for a newly set password, with no history.
-    pub fn from_password(password: &str) -> Result<StoredSecrets, PasswordError> {
+    /// The secrets for a newly set password, with no history: its NT hash and the crypt
+    /// forms `schemes` asks for.
+    pub fn from_password(
+        password: &str,
+        schemes: CryptSchemes,
+    ) -> Result<StoredSecrets, PasswordError> {
+        let crypt = |yes: bool, alg| -> Result<String, PasswordError> {
+            if yes {
+                hash_crypt(password, alg, DEFAULT_CRYPT_ROUNDS)
+            } else {
+                Ok(String::new())
+            }
+        };
         Ok(StoredSecrets {
             nt_hash: nt_hash(password),
-            sha512_crypt: hash_crypt(password, CryptAlgorithm::Sha512, DEFAULT_CRYPT_ROUNDS)?,
-            sha256_crypt: hash_crypt(password, CryptAlgorithm::Sha256, DEFAULT_CRYPT_ROUNDS)?,
+            sha512_crypt: crypt(schemes.sha512, CryptAlgorithm::Sha512)?,
+            sha256_crypt: crypt(schemes.sha256, CryptAlgorithm::Sha256)?,
             history: Vec::new(),
         })
     }
@@ -91,8 +135,9 @@ impl StoredSecrets {
         &self,
         password: &str,
         history_length: u32,
+        schemes: CryptSchemes,
     ) -> Result<StoredSecrets, PasswordError> {
-        let mut next = StoredSecrets::from_password(password)?;
+        let mut next = StoredSecrets::from_password(password, schemes)?;
         let keep = usize::try_from(history_length.saturating_sub(1)).unwrap_or(usize::MAX);
         next.history = std::iter::once(self.nt_hash)
             .chain(self.history.iter().copied())
@@ -245,7 +290,7 @@ mod tests {
 
     #[test]
     fn from_password_and_verify() {
-        let s = StoredSecrets::from_password("Sommer2024!").unwrap();
+        let s = StoredSecrets::from_password("Sommer2024!", CryptSchemes::ALL).unwrap();
         assert!(s.verify("Sommer2024!"));
         assert!(!s.verify("sommer2024!"));
         assert_eq!(s.nt_hash(), &nt_hash("Sommer2024!"));
@@ -259,10 +304,14 @@ mod tests {
 
     #[test]
     fn history_moves_and_truncates() {
-        let s1 = StoredSecrets::from_password("One1!").unwrap();
-        let s2 = s1.with_new_password("Two2!", 3).unwrap();
-        let s3 = s2.with_new_password("Three3!", 3).unwrap();
-        let s4 = s3.with_new_password("Four4!", 3).unwrap();
+        let s1 = StoredSecrets::from_password("One1!", CryptSchemes::ALL).unwrap();
+        let s2 = s1.with_new_password("Two2!", 3, CryptSchemes::ALL).unwrap();
+        let s3 = s2
+            .with_new_password("Three3!", 3, CryptSchemes::ALL)
+            .unwrap();
+        let s4 = s3
+            .with_new_password("Four4!", 3, CryptSchemes::ALL)
+            .unwrap();
         assert_eq!(s2.history(), &[nt_hash("One1!")]);
         assert_eq!(s3.history(), &[nt_hash("Two2!"), nt_hash("One1!")]);
         // Three remembered: the current one and two before it.
@@ -276,12 +325,12 @@ mod tests {
         assert!(!s4.in_recent("Four4!", 0));
         // A history length of 0 or 1 keeps nothing.
         assert!(s4
-            .with_new_password("Five5!", 1)
+            .with_new_password("Five5!", 1, CryptSchemes::ALL)
             .unwrap()
             .history()
             .is_empty());
         assert!(s4
-            .with_new_password("Five5!", 0)
+            .with_new_password("Five5!", 0, CryptSchemes::ALL)
             .unwrap()
             .history()
             .is_empty());
@@ -289,9 +338,9 @@ mod tests {
 
     #[test]
     fn encoding_round_trip_and_errors() {
-        let s = StoredSecrets::from_password("Pa55word!")
+        let s = StoredSecrets::from_password("Pa55word!", CryptSchemes::ALL)
             .unwrap()
-            .with_new_password("Next1!", 24)
+            .with_new_password("Next1!", 24, CryptSchemes::ALL)
             .unwrap();
         let bytes = s.encode();
         assert_eq!(bytes[0], 1);
