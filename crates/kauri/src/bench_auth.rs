@@ -97,6 +97,50 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Sweeps, plain and sealed.
     pub sweeps: Vec<Sweep>,
+    /// What each stored form of a password costs to compute, once per password set.
+    pub password_forms: Vec<PasswordForm>,
+}
+
+/// The cost of one stored form of a password.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PasswordForm {
+    /// The form: `NT hash`, or the crypt scheme's name.
+    pub form: String,
+    /// Passwords hashed.
+    pub passwords: u64,
+    /// CPU time per password on one thread, µs.
+    pub us_per_password: f64,
+}
+
+/// Times each stored form of a password on this thread: the NT hash every set computes,
+/// and the crypt forms `password_hash_schemes` may add.
+fn password_forms() -> Result<Vec<PasswordForm>> {
+    use kauri_domain::password::{hash_crypt, nt_hash, CryptAlgorithm, DEFAULT_CRYPT_ROUNDS};
+    let time = |form: &str, n: u64, f: &dyn Fn(&str) -> Result<()>| -> Result<PasswordForm> {
+        let started = Instant::now();
+        for i in 0..n {
+            f(&format!("Passw0rd.{i}"))?;
+        }
+        Ok(PasswordForm {
+            form: form.into(),
+            passwords: n,
+            us_per_password: started.elapsed().as_secs_f64() * 1e6 / n as f64,
+        })
+    };
+    Ok(vec![
+        time("NT hash (always)", 100_000, &|p| {
+            std::hint::black_box(nt_hash(p));
+            Ok(())
+        })?,
+        time("CryptSHA256 (5,000 rounds)", 300, &|p| {
+            hash_crypt(p, CryptAlgorithm::Sha256, DEFAULT_CRYPT_ROUNDS)?;
+            Ok(())
+        })?,
+        time("CryptSHA512 (5,000 rounds)", 300, &|p| {
+            hash_crypt(p, CryptAlgorithm::Sha512, DEFAULT_CRYPT_ROUNDS)?;
+            Ok(())
+        })?,
+    ])
 }
 
 fn say(opts: &Options, what: &str) {
@@ -165,6 +209,8 @@ fn run_in(opts: &Options, data: &Path) -> Result<Report> {
             });
     server_rt.shutdown_timeout(Duration::from_secs(2));
     let (rows, sweeps) = measured?;
+    say(opts, "timing each stored form of a password");
+    let password_forms = password_forms()?;
     Ok(Report {
         users: opts.users,
         setup: format!(
@@ -174,6 +220,7 @@ fn run_in(opts: &Options, data: &Path) -> Result<Report> {
         ),
         rows,
         sweeps,
+        password_forms,
     })
 }
 
@@ -448,6 +495,15 @@ pub fn markdown(reports: &[Report]) -> String {
             s.push_str(&format!(
                 "| {} | {} | {:.2} | {:.2} |\n",
                 w.connection, w.entries, w.seconds, w.us_per_entry
+            ));
+        }
+        s.push_str(
+            "\n| stored form of a password | passwords | µs per password set |\n|---|---|---|\n",
+        );
+        for f in &r.password_forms {
+            s.push_str(&format!(
+                "| {} | {} | {:.1} |\n",
+                f.form, f.passwords, f.us_per_password
             ));
         }
         s.push('\n');
