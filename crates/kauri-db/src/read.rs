@@ -17,8 +17,8 @@ use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
 use crate::eval::{AttrNames, AttrResolver, LinkMatch};
 use crate::keys::{
-    id_key, link_entry_prefix, link_prefix, meta, presence_key, read_id_suffix, read_u64_be,
-    split_link_key, tree_key, value_prefix, LINK_BACK, LINK_FORWARD, TERM_CUT,
+    id_key, link_entry_prefix, link_key, link_prefix, meta, presence_key, read_id_suffix,
+    read_u64_be, split_link_key, tree_key, value_prefix, LINK_BACK, LINK_FORWARD, TERM_CUT,
 };
 use crate::record::RecordView;
 use crate::registry::{self, Registry};
@@ -512,6 +512,31 @@ impl<'d, B: Backend> DbRead<'d, B> {
             LinkRole::Forward { .. } => Some((LINK_FORWARD, attr)),
             LinkRole::Back { forward } => Some((LINK_BACK, self.attr_id(forward)?)),
         }
+    }
+
+    /// Whether `id`'s linked attribute `attr` names `target`, and whether it names
+    /// anything at all, with two key reads however many values it has; `None` when `attr`
+    /// is not linked.
+    pub fn link_exists(&self, id: u64, attr: u32, target: u64) -> DbResult<Option<(bool, bool)>> {
+        let Some((kind, key_attr)) = self.link_key_attr(attr) else {
+            return Ok(None);
+        };
+        let found = self
+            .kv
+            .get(T_LINKS, &link_key(kind, id, key_attr, target))?
+            .is_some();
+        let any = found
+            || self
+                .kv
+                .prefix(
+                    T_LINKS,
+                    &link_prefix(kind, id, key_attr),
+                    Direction::Forward,
+                )?
+                .next()
+                .transpose()?
+                .is_some();
+        Ok(Some((found, any)))
     }
 
     /// The attribute id a link keyed under `forward` shows as, read in direction `kind`

@@ -778,20 +778,22 @@ impl Conn {
                 Next::Continue
             }
             ProtocolOp::CompareRequest(c) => {
-                let catalog = self.catalog;
-                let ctx = self.ctx.clone();
-                let identity = self.identity.clone();
-                let out = self.out.clone();
-                tokio::task::spawn_blocking(move || {
-                    let result = compare(&ctx, &identity, catalog, &c.dn, &c.attribute, &c.value);
-                    let ok = matches!(
-                        result.code,
-                        ResultCode::COMPARE_TRUE | ResultCode::COMPARE_FALSE
-                    );
-                    ctx.counters.finish(OP_COMPARE, ok, started.elapsed());
-                    let _ = out.blocking_send(msg(id, ProtocolOp::CompareResponse(result)));
-                    drop(permit);
-                });
+                // One entry read: answered on the connection's task, like a bind.
+                let result = compare(
+                    &self.ctx,
+                    &self.identity,
+                    self.catalog,
+                    &c.dn,
+                    &c.attribute,
+                    &c.value,
+                );
+                let ok = matches!(
+                    result.code,
+                    ResultCode::COMPARE_TRUE | ResultCode::COMPARE_FALSE
+                );
+                self.ctx.counters.finish(OP_COMPARE, ok, started.elapsed());
+                self.reply(msg(id, ProtocolOp::CompareResponse(result)));
+                drop(permit);
                 Next::Continue
             }
             ProtocolOp::AddRequest(mut a) => {
@@ -1744,21 +1746,21 @@ fn compare(
         return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"));
     }
     // A linked attribute's values are the DNs of the entries it links to.
+    // Looked up key by key: a group of any size answers in two reads.
     if let Some(aid) = r.attr_id(attr) {
-        if let Ok(Some(targets)) = r.linked_ids(entry_id, aid) {
-            let wanted = std::str::from_utf8(value)
-                .ok()
-                .and_then(|t| Dn::parse(t).ok())
-                .and_then(|d| r.lookup(&d).ok().flatten());
-            return match wanted {
-                Some(t) if targets.binary_search(&t).is_ok() => {
-                    LdapResult::new(ResultCode::COMPARE_TRUE, "")
-                }
-                _ if targets.is_empty() => LdapResult::new(
+        let wanted = std::str::from_utf8(value)
+            .ok()
+            .and_then(|t| Dn::parse(t).ok())
+            .and_then(|d| r.lookup(&d).ok().flatten())
+            .unwrap_or(0);
+        if let Ok(Some((found, any))) = r.link_exists(entry_id, aid, wanted) {
+            return match (found, any) {
+                (true, _) => LdapResult::new(ResultCode::COMPARE_TRUE, ""),
+                (false, false) => LdapResult::new(
                     ResultCode::NO_SUCH_ATTRIBUTE,
                     format!("{attr} is not present"),
                 ),
-                _ => LdapResult::new(ResultCode::COMPARE_FALSE, ""),
+                (false, true) => LdapResult::new(ResultCode::COMPARE_FALSE, ""),
             };
         }
     }

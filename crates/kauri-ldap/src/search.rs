@@ -990,22 +990,21 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
     if matches!(scope, Scope::Base) {
         return Vec::new();
     }
-    // The domain's partitions, as its information holds them (no read per search).
-    let ncs: Vec<(String, Dn)> = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
-        .into_iter()
-        .map(|d| (d.to_string(), d.clone()))
-        .collect();
+    // The domain's partitions, as its information holds them (no read per search); only
+    // those reached are written out.
+    let ncs = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn];
     let reached = |d: &Dn| match scope {
         Scope::OneLevel => base.is_parent_of(d),
         _ => d.is_descendant_of(base),
     };
     ncs.iter()
-        .filter(|(_, d)| reached(d))
-        .filter(|(_, d)| {
+        .filter(|d| reached(d))
+        .filter(|d| {
             !ncs.iter()
-                .any(|(_, o)| d.is_descendant_of(o) && o.is_descendant_of(base))
+                .any(|o| d.is_descendant_of(o) && o.is_descendant_of(base))
         })
-        .map(|(text, d)| {
+        .map(|d| {
+            let text = d.to_string();
             let host = kauri_domain::directory::dc_host(d).unwrap_or_default();
             // A one-level search reaches only the subordinate context's head: its reference
             // asks for a base search there (RFC 4511 4.5.3).

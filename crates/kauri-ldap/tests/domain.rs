@@ -741,6 +741,12 @@ assert code(c) == 32, c.result
 # Compare works on linked attributes.
 assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', ADMIN) is True, c.result
 assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', dn) is False, c.result
+assert c.compare(ADMIN, 'memberOf', 'CN=Domain Admins,CN=Users,' + BASE) is True, c.result
+assert c.compare('CN=Domain Admins,CN=Users,' + BASE, 'member', 'CN=Nobody,' + BASE) is False, c.result
+# A group without members has no member attribute to compare.
+assert c.add('CN=Empty,CN=Users,' + BASE, 'group'), c.result
+c.compare('CN=Empty,CN=Users,' + BASE, 'member', ADMIN)
+assert code(c) == 16, c.result
 # Existing schema definitions take only additive changes.
 c.modify('CN=Given-Name,CN=Schema,CN=Configuration,' + BASE, {'rangeUpper': [(MODIFY_REPLACE, ['10'])]})
 assert code(c) in (19, 53), c.result
