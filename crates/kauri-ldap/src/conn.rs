@@ -816,7 +816,8 @@ impl Conn {
                     op,
                     ProtocolOp::AddResponse,
                     permit,
-                );
+                )
+                .await;
                 Next::Continue
             }
             ProtocolOp::ModifyRequest(r) => {
@@ -863,7 +864,8 @@ impl Conn {
                     op,
                     ProtocolOp::ModifyResponse,
                     permit,
-                );
+                )
+                .await;
                 Next::Continue
             }
             ProtocolOp::DelRequest(dn) => {
@@ -900,7 +902,8 @@ impl Conn {
                     op,
                     ProtocolOp::DelResponse,
                     permit,
-                );
+                )
+                .await;
                 Next::Continue
             }
             ProtocolOp::ModifyDnRequest(r) => {
@@ -957,7 +960,8 @@ impl Conn {
                     op,
                     ProtocolOp::ModifyDnResponse,
                     permit,
-                );
+                )
+                .await;
                 Next::Continue
             }
             ProtocolOp::ExtendedRequest(x) => match x.name.as_str() {
@@ -1311,7 +1315,7 @@ impl Conn {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn write(
+    async fn write(
         &self,
         kind: usize,
         id: MessageId,
@@ -1332,6 +1336,21 @@ impl Conn {
             op
         };
         let checked = check_controls(&controls, supported).and(op);
+        // Passwords are hashed here, on a blocking thread of this connection, while other
+        // connections hash theirs; the writer only stores the results. The connection
+        // reads nothing more meanwhile, so its changes keep their order.
+        let checked = match checked {
+            Ok(change) => {
+                let passwords = self.ctx.dir.passwords_to_prepare(&change);
+                if !passwords.is_empty() {
+                    let dir = self.ctx.dir.clone();
+                    let _ = tokio::task::spawn_blocking(move || dir.prepare_passwords(&passwords))
+                        .await;
+                }
+                Ok(change)
+            }
+            Err(e) => Err(e),
+        };
         // Queued here, on the connection's task, so pipelined changes keep their order.
         let queued = checked.map(|change| {
             self.ctx.writer.enqueue(Request {

@@ -26,6 +26,7 @@ struct Running {
     port: u16,
     tls_port: u16,
     data: tempfile::TempDir,
+    dir: Arc<Directory<kauri_kv::lmdb::LmdbBackend>>,
     _rt: tokio::runtime::Runtime,
 }
 
@@ -54,6 +55,10 @@ fn server() -> &'static Running {
             None,
         )
         .unwrap();
+        // Every password set over LDAP here keeps both crypt forms, hashed before the
+        // writer (the default keeps none).
+        dir.set_crypt_schemes(kauri_domain::password::CryptSchemes::ALL);
+        let dir = Arc::new(dir);
         let cfg = ServerConfig {
             data: data.path().to_path_buf(),
             listen: "127.0.0.1:0".into(),
@@ -66,9 +71,7 @@ fn server() -> &'static Running {
             .enable_all()
             .build()
             .unwrap();
-        let server = rt
-            .block_on(Server::bind(cfg, Arc::new(dir), source))
-            .unwrap();
+        let server = rt.block_on(Server::bind(cfg, dir.clone(), source)).unwrap();
         let port = server.local_addr().unwrap().port();
         let tls_port = server.tls_addr().unwrap().port();
         rt.spawn(server.run());
@@ -76,6 +79,7 @@ fn server() -> &'static Running {
             port,
             tls_port,
             data,
+            dir,
             _rt: rt,
         }
     })
@@ -491,6 +495,40 @@ print('ok')
 "#,
         "passwords",
     );
+}
+
+/// With crypt forms configured, a password set over LDAP is stored with them (hashed on
+/// the connection's blocking thread before the change is queued), and binds with it.
+#[test]
+fn passwords_keep_the_configured_crypt_forms() {
+    ldap3(
+        r#"
+c = tls()
+dn = 'CN=Crypto,CN=Users,' + BASE
+assert c.add(dn, 'user', {'sAMAccountName': 'crypto', 'userAccountControl': '512', 'unicodePwd': quoted('Crypt.Passw0rd.1')}), c.result
+assert tls('SAMDOM\\crypto', 'Crypt.Passw0rd.1')
+c.modify(dn, {'unicodePwd': [(MODIFY_REPLACE, [quoted('Crypt.Passw0rd.2')])]})
+assert code(c) == 0, c.result
+print('ok')
+"#,
+        "crypt forms",
+    );
+    let dir = &server().dir;
+    let r = dir.db().read().unwrap();
+    let id = r
+        .lookup(&kauri_db::Dn::parse(&format!("CN=Crypto,CN=Users,{BASE}")).unwrap())
+        .unwrap()
+        .unwrap();
+    let secrets = dir.stored_secrets(&r, id).unwrap().unwrap();
+    assert!(secrets.verify("Crypt.Passw0rd.2") && secrets.in_history("Crypt.Passw0rd.1"));
+    assert!(kauri_domain::password::verify_crypt(
+        "Crypt.Passw0rd.2",
+        secrets.sha512_crypt()
+    ));
+    assert!(kauri_domain::password::verify_crypt(
+        "Crypt.Passw0rd.2",
+        secrets.sha256_crypt()
+    ));
 }
 
 #[test]

@@ -13,8 +13,10 @@ use super::add::Attrs;
 use super::error::{DirError, DirResult};
 use super::token::resultant_policy;
 use super::view::View;
-use super::{now_secs, Directory, Request};
-use crate::password::{ad_time_from_unix, decode_unicode_pwd, PasswordPolicy, StoredSecrets};
+use super::{now_secs, Change, Directory, Request};
+use crate::password::{
+    ad_time_from_unix, decode_unicode_pwd, CryptSchemes, PasswordPolicy, StoredSecrets,
+};
 
 /// Where the sealed secrets are stored.
 pub const SECRETS_ATTR: &str = "supplementalCredentials";
@@ -38,6 +40,51 @@ fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
     } else {
         String::from_utf8(value.to_vec())
             .map_err(|_| DirError::InvalidAttributeSyntax("userPassword must be UTF-8 text".into()))
+    }
+}
+
+impl<B: Backend> Directory<B> {
+    /// The new passwords a change carries (an add's, or a modify's added and replaced
+    /// values), when the domain keeps crypt forms that are worth computing before the
+    /// change reaches the writer; empty otherwise.
+    pub fn passwords_to_prepare(&self, change: &Change) -> Vec<String> {
+        if self.crypt_schemes() == CryptSchemes::default() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut take = |attr: &str, values: &[Vec<u8>]| {
+            if is_password_attr(attr) {
+                out.extend(values.iter().filter_map(|v| password_of(attr, v).ok()));
+            }
+        };
+        match change {
+            Change::Add(entry) => {
+                for (attr, values) in &entry.attrs {
+                    take(attr, values);
+                }
+            }
+            Change::Modify { mods, .. } => {
+                for m in mods {
+                    if m.op != ModifyOp::Delete {
+                        take(&m.attr, &m.values);
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Hashes `passwords` (from [`Directory::passwords_to_prepare`]) on this thread, for
+    /// the writer to take when it stores them. Meant for a blocking thread of the
+    /// connection that sent the change, before it is queued.
+    pub fn prepare_passwords(&self, passwords: &[String]) {
+        let schemes = self.crypt_schemes();
+        for p in passwords {
+            // A password the hashing refuses is refused again, with its error, by the
+            // writer.
+            let _ = self.prepared.prepare(p, schemes);
+        }
     }
 }
 
@@ -148,7 +195,9 @@ impl<B: Backend> Directory<B> {
                 .check_new_password(&password, &sam, &display, None)
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
-        let secrets = StoredSecrets::from_password(&password, self.crypt_schemes())
+        let secrets = self
+            .prepared
+            .secrets(&password, self.crypt_schemes())
             .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
         attrs.set(
@@ -281,11 +330,14 @@ impl<B: Backend> Directory<B> {
         password: &str,
         history_length: u32,
     ) -> DirResult<Modification> {
+        let next = self
+            .prepared
+            .secrets(password, self.crypt_schemes())
+            .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         let secrets = match current {
-            Some(c) => c.with_new_password(password, history_length, self.crypt_schemes()),
-            None => StoredSecrets::from_password(password, self.crypt_schemes()),
-        }
-        .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
+            Some(c) => c.followed_by(next, history_length),
+            None => next,
+        };
         let guid = w
             .values(id, "objectGUID")?
             .into_iter()

@@ -21,6 +21,7 @@ mod info;
 pub mod metadata;
 mod modify;
 pub mod ping;
+mod prepared;
 pub mod principal;
 pub mod rename_domain;
 pub mod restore;
@@ -156,6 +157,8 @@ pub struct Directory<B: Backend> {
     bind_facts: Mutex<Option<Arc<bind_facts::BindFacts>>>,
     /// The crypt forms kept beside each new password's NT hash.
     crypt_schemes: RwLock<CryptSchemes>,
+    /// Password hashes computed before their changes reached the writer.
+    prepared: prepared::Prepared,
 }
 
 impl<B: Backend> Directory<B> {
@@ -170,6 +173,7 @@ impl<B: Backend> Directory<B> {
             key,
             bind_facts: Mutex::new(None),
             crypt_schemes: RwLock::new(CryptSchemes::default()),
+            prepared: prepared::Prepared::new(),
         };
         dir.rediscover()?;
         Ok(dir)

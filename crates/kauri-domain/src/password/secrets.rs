@@ -137,13 +137,19 @@ impl StoredSecrets {
         history_length: u32,
         schemes: CryptSchemes,
     ) -> Result<StoredSecrets, PasswordError> {
-        let mut next = StoredSecrets::from_password(password, schemes)?;
+        let next = StoredSecrets::from_password(password, schemes)?;
+        Ok(self.followed_by(next, history_length))
+    }
+
+    /// `next` (the secrets of a new password, computed beforehand) with this one's NT hash
+    /// and history carried into its history, as [`StoredSecrets::with_new_password`].
+    pub fn followed_by(&self, mut next: StoredSecrets, history_length: u32) -> StoredSecrets {
         let keep = usize::try_from(history_length.saturating_sub(1)).unwrap_or(usize::MAX);
         next.history = std::iter::once(self.nt_hash)
             .chain(self.history.iter().copied())
             .take(keep)
             .collect();
-        Ok(next)
+        next
     }
 
     /// Whether `password` is the current password or any remembered earlier one.

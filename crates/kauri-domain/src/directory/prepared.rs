@@ -1,0 +1,124 @@
+//! Password hashing done before a change reaches the writer. The crypt forms a domain may
+//! keep (thousands of rounds each) are computed on the requesting connection's thread,
+//! many connections at once, and left here under a keyed digest of the password; the
+//! writer takes them when it stores that password and computes only what it does not
+//! find, so the single writer holds its transaction for storing, not for hashing.
+
+use std::collections::HashMap;
+
+use parking_lot::Mutex;
+use sha2::{Digest, Sha256};
+
+use crate::password::{CryptSchemes, PasswordError, StoredSecrets};
+
+/// Prepared passwords kept at most: past it the oldest preparations are dropped (the
+/// writer then hashes those itself).
+const MAX_PREPARED: usize = 4096;
+
+/// See the module documentation.
+pub(crate) struct Prepared {
+    /// A random key per process, so the digests say nothing about the passwords to
+    /// anyone who reads memory without it.
+    key: [u8; 32],
+    forms: Mutex<Forms>,
+}
+
+#[derive(Default)]
+struct Forms {
+    by_digest: HashMap<[u8; 32], (u64, CryptSchemes, StoredSecrets)>,
+    next: u64,
+}
+
+impl Prepared {
+    pub(crate) fn new() -> Prepared {
+        let mut key = [0u8; 32];
+        // Without randomness the digests are still distinct per password; only the
+        // keying is lost.
+        let _ = getrandom::fill(&mut key);
+        Prepared {
+            key,
+            forms: Mutex::new(Forms::default()),
+        }
+    }
+
+    fn digest(&self, password: &str) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(self.key);
+        h.update(password.as_bytes());
+        h.finalize().into()
+    }
+
+    /// Computes and keeps the secrets of `password` under `schemes`.
+    pub(crate) fn prepare(
+        &self,
+        password: &str,
+        schemes: CryptSchemes,
+    ) -> Result<(), PasswordError> {
+        let secrets = StoredSecrets::from_password(password, schemes)?;
+        let digest = self.digest(password);
+        let mut f = self.forms.lock();
+        if f.by_digest.len() >= MAX_PREPARED {
+            // Preparations never taken (a change refused before storing its password)
+            // go first: the oldest half.
+            let mut ages: Vec<u64> = f.by_digest.values().map(|(n, _, _)| *n).collect();
+            ages.sort_unstable();
+            let cut = ages.get(ages.len() / 2).copied().unwrap_or(0);
+            f.by_digest.retain(|_, (n, _, _)| *n >= cut);
+        }
+        let n = f.next;
+        f.next += 1;
+        f.by_digest.insert(digest, (n, schemes, secrets));
+        Ok(())
+    }
+
+    /// The secrets of `password` under `schemes`: prepared ones when there are, computed
+    /// here otherwise.
+    pub(crate) fn secrets(
+        &self,
+        password: &str,
+        schemes: CryptSchemes,
+    ) -> Result<StoredSecrets, PasswordError> {
+        if schemes == CryptSchemes::default() {
+            // The NT hash alone costs nothing worth preparing.
+            return StoredSecrets::from_password(password, schemes);
+        }
+        let digest = self.digest(password);
+        let found = self.forms.lock().by_digest.remove(&digest);
+        match found {
+            Some((_, s, secrets)) if s == schemes => Ok(secrets),
+            _ => StoredSecrets::from_password(password, schemes),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prepared_secrets_are_taken_once_and_computed_otherwise() {
+        let p = Prepared::new();
+        let all = CryptSchemes::ALL;
+        p.prepare("Prepared.Passw0rd", all).unwrap();
+        let a = p.secrets("Prepared.Passw0rd", all).unwrap();
+        assert!(a.verify("Prepared.Passw0rd") && a.sha512_crypt().starts_with("$6$"));
+        // Taken: a second set of the same password gets fresh salts.
+        let b = p.secrets("Prepared.Passw0rd", all).unwrap();
+        assert_ne!(a.sha512_crypt(), b.sha512_crypt());
+        // Prepared under other schemes: computed again under the ones in force.
+        p.prepare("Other.Passw0rd", CryptSchemes::default())
+            .unwrap();
+        let c = p.secrets("Other.Passw0rd", all).unwrap();
+        assert!(c.sha256_crypt().starts_with("$5$"));
+    }
+
+    #[test]
+    fn preparations_are_bounded() {
+        let p = Prepared::new();
+        for i in 0..(MAX_PREPARED + 10) {
+            p.prepare(&format!("pw{i}"), CryptSchemes::default())
+                .unwrap();
+        }
+        assert!(p.forms.lock().by_digest.len() <= MAX_PREPARED);
+    }
+}
