@@ -75,6 +75,9 @@ pub struct DbWrite<'d, B: Backend> {
     next_id: u64,
     usn: u64,
     start_usn: u64,
+    /// The counters as the transaction found them: only those that moved are written back,
+    /// so a commit dirties no page it does not have to.
+    start_next: (u32, u64),
     saved: Vec<Saved>,
     now: u64,
     deferred: Option<KeySorter>,
@@ -138,6 +141,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             next_id,
             usn,
             start_usn: usn,
+            start_next: (next_attr, next_id),
             saved: Vec::new(),
             now,
             deferred: None,
@@ -244,10 +248,14 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             )));
         }
         self.flush_deferred()?;
-        self.kv
-            .put(T_META, meta::NEXT_ID, &self.next_id.to_be_bytes())?;
-        self.kv
-            .put(T_META, meta::NEXT_ATTR, &self.next_attr.to_be_bytes())?;
+        if self.next_id != self.start_next.1 {
+            self.kv
+                .put(T_META, meta::NEXT_ID, &self.next_id.to_be_bytes())?;
+        }
+        if self.next_attr != self.start_next.0 {
+            self.kv
+                .put(T_META, meta::NEXT_ATTR, &self.next_attr.to_be_bytes())?;
+        }
         if self.usn != self.start_usn {
             self.kv.put(T_META, meta::USN, &self.usn.to_be_bytes())?;
         }
