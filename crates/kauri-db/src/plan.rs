@@ -207,10 +207,17 @@ impl<'a, R: ReadTxn> Planner<'a, R> {
             }
             Compiled::Present { attr } => {
                 let (flags, name) = self.flags(*attr);
-                if !flags.contains(IndexFlags::PRESENCE) {
+                if flags.contains(IndexFlags::PRESENCE) {
+                    let r = self.scan_prefix(&presence_prefix(*attr), limit, true)?;
+                    return Ok(self.record(format!("pres({name})"), r));
+                }
+                // An attribute with value keys has one key per value: every holder is in
+                // the attribute's range of them (in value order, so sorted afterwards),
+                // as AD answers presence from the attribute's index.
+                if !flags.has_value_keys() {
                     return Ok(Outcome::NotIndexed);
                 }
-                let r = self.scan_prefix(&presence_prefix(*attr), limit, true)?;
+                let r = self.scan_prefix(&value_head(*attr), limit, false)?;
                 Ok(self.record(format!("pres({name})"), r))
             }
             _ => Ok(Outcome::NotIndexed),

@@ -906,7 +906,8 @@ pub fn index_flags(search_flags: u32, syn: Syntax) -> IndexFlags {
     };
     let mut flags = IndexFlags::NONE;
     if search_flags & FATTINDEX != 0 {
-        flags = flags | IndexFlags::EQUALITY | IndexFlags::PRESENCE | substr;
+        // Presence is answered from the value keys; no separate presence keys.
+        flags = flags | IndexFlags::EQUALITY | substr;
         if matches!(
             syn,
             Syntax::Integer | Syntax::GeneralizedTime | Syntax::UtcTime
@@ -930,9 +931,8 @@ mod tests {
     #[test]
     fn index_flags_follow_search_flags() {
         let f = index_flags(FATTINDEX, Syntax::DirectoryString);
-        assert!(
-            f.contains(IndexFlags::EQUALITY | IndexFlags::PRESENCE | IndexFlags::SUBSTRING_INITIAL)
-        );
+        assert!(f.contains(IndexFlags::EQUALITY | IndexFlags::SUBSTRING_INITIAL));
+        assert!(!f.contains(IndexFlags::PRESENCE));
         assert!(!f.contains(IndexFlags::ORDERED));
         assert!(index_flags(FATTINDEX, Syntax::Integer).contains(IndexFlags::ORDERED));
         assert_eq!(
