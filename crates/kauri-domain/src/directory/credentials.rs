@@ -424,8 +424,8 @@ pub(crate) fn policy_from<V: View>(v: &V, id: u64, pso: bool) -> DirResult<Passw
         ]
     };
     let mut map = std::collections::HashMap::new();
-    for n in names {
-        if let Some(t) = v.text(id, n)? {
+    for (n, t) in names.iter().zip(v.texts(id, names)?) {
+        if let Some(t) = t {
             map.insert(n.to_string(), t);
         }
     }

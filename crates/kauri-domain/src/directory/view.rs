@@ -34,6 +34,12 @@ pub trait View {
             .map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
+    /// The first value of each of `attrs`, as text, in their order: one read of the
+    /// record where the transaction allows it.
+    fn texts(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Option<String>>> {
+        attrs.iter().map(|a| self.text(id, a)).collect()
+    }
+
     /// The first value of an integer attribute.
     fn int(&self, id: u64, attr: &str) -> DirResult<Option<i64>> {
         Ok(self.text(id, attr)?.and_then(|t| t.trim().parse().ok()))
@@ -78,6 +84,24 @@ macro_rules! view_impl {
 
             fn find(&self, attr: &str, value: &[u8]) -> DirResult<Vec<u64>> {
                 Ok(self.find_eq(attr, value)?.unwrap_or_default())
+            }
+
+            fn texts(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Option<String>>> {
+                // Stored (not linked) attributes come from one decode of the record.
+                let rec = self.record(id)?;
+                attrs
+                    .iter()
+                    .map(|a| {
+                        if self.linked_ids_by_name(id, a)?.is_some() {
+                            return self.text(id, a);
+                        }
+                        Ok(self
+                            .stored_attr_id(a)
+                            .and_then(|aid| rec.as_ref()?.attr(aid))
+                            .and_then(|at| at.values().next())
+                            .map(|v| String::from_utf8_lossy(v.raw).into_owned()))
+                    })
+                    .collect()
             }
 
             fn children(&self, id: u64) -> DirResult<Vec<u64>> {
