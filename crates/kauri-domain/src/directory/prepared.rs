@@ -25,7 +25,10 @@ pub(crate) struct Prepared {
 
 #[derive(Default)]
 struct Forms {
-    by_digest: HashMap<[u8; 32], (u64, CryptSchemes, StoredSecrets)>,
+    /// Per password, its preparations not yet taken, oldest first (several accounts set to
+    /// the same password each get their own salts).
+    by_digest: HashMap<[u8; 32], Vec<(u64, CryptSchemes, StoredSecrets)>>,
+    kept: usize,
     next: u64,
 }
 
@@ -57,17 +60,25 @@ impl Prepared {
         let secrets = StoredSecrets::from_password(password, schemes)?;
         let digest = self.digest(password);
         let mut f = self.forms.lock();
-        if f.by_digest.len() >= MAX_PREPARED {
+        if f.kept >= MAX_PREPARED {
             // Preparations never taken (a change refused before storing its password)
             // go first: the oldest half.
-            let mut ages: Vec<u64> = f.by_digest.values().map(|(n, _, _)| *n).collect();
+            let mut ages: Vec<u64> = f.by_digest.values().flatten().map(|(n, _, _)| *n).collect();
             ages.sort_unstable();
             let cut = ages.get(ages.len() / 2).copied().unwrap_or(0);
-            f.by_digest.retain(|_, (n, _, _)| *n >= cut);
+            f.by_digest.retain(|_, list| {
+                list.retain(|(n, _, _)| *n >= cut);
+                !list.is_empty()
+            });
+            f.kept = f.by_digest.values().map(Vec::len).sum();
         }
         let n = f.next;
         f.next += 1;
-        f.by_digest.insert(digest, (n, schemes, secrets));
+        f.by_digest
+            .entry(digest)
+            .or_default()
+            .push((n, schemes, secrets));
+        f.kept += 1;
         Ok(())
     }
 
@@ -83,10 +94,23 @@ impl Prepared {
             return StoredSecrets::from_password(password, schemes);
         }
         let digest = self.digest(password);
-        let found = self.forms.lock().by_digest.remove(&digest);
+        let found = {
+            let mut f = self.forms.lock();
+            let taken = f.by_digest.get_mut(&digest).and_then(|list| {
+                let i = list.iter().position(|(_, s, _)| *s == schemes)?;
+                Some(list.remove(i))
+            });
+            if taken.is_some() {
+                f.kept = f.kept.saturating_sub(1);
+                if f.by_digest.get(&digest).is_some_and(Vec::is_empty) {
+                    f.by_digest.remove(&digest);
+                }
+            }
+            taken
+        };
         match found {
-            Some((_, s, secrets)) if s == schemes => Ok(secrets),
-            _ => StoredSecrets::from_password(password, schemes),
+            Some((_, _, secrets)) => Ok(secrets),
+            None => StoredSecrets::from_password(password, schemes),
         }
     }
 }
@@ -105,6 +129,13 @@ mod tests {
         // Taken: a second set of the same password gets fresh salts.
         let b = p.secrets("Prepared.Passw0rd", all).unwrap();
         assert_ne!(a.sha512_crypt(), b.sha512_crypt());
+        // Two accounts set to one password: each takes a preparation of its own.
+        p.prepare("Shared.Passw0rd", all).unwrap();
+        p.prepare("Shared.Passw0rd", all).unwrap();
+        let x = p.secrets("Shared.Passw0rd", all).unwrap();
+        let y = p.secrets("Shared.Passw0rd", all).unwrap();
+        assert_ne!(x.sha512_crypt(), y.sha512_crypt());
+        assert_eq!(p.forms.lock().kept, 0);
         // Prepared under other schemes: computed again under the ones in force.
         p.prepare("Other.Passw0rd", CryptSchemes::default())
             .unwrap();
@@ -119,6 +150,8 @@ mod tests {
             p.prepare(&format!("pw{i}"), CryptSchemes::default())
                 .unwrap();
         }
-        assert!(p.forms.lock().by_digest.len() <= MAX_PREPARED);
+        let f = p.forms.lock();
+        assert!(f.kept <= MAX_PREPARED);
+        assert_eq!(f.kept, f.by_digest.values().map(Vec::len).sum::<usize>());
     }
 }
