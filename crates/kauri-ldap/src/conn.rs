@@ -301,6 +301,10 @@ impl WriteTimedOut {
     }
 }
 
+/// The notice of a connection closed to make room for a newcomer.
+const EVICTED: &str =
+    "the server is busy: an idle unauthenticated connection was closed for a new one";
+
 /// Sends a notice of disconnection before closing, giving up after a second: a client that
 /// is being disconnected gets no longer than that to read it.
 async fn notify(framed: &mut Framed<Stream, ServerCodec>, code: ResultCode, text: &str) {
@@ -413,7 +417,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
             }
             _ = slot.evicted() => {
                 tracing::debug!(peer = %conn.peer, "closed to make room for another connection");
-                notify(&mut framed, ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one").await;
+                notify(&mut framed, ResultCode::UNAVAILABLE, EVICTED).await;
                 break;
             }
             p = conn.permits.clone().acquire_owned(), if permit.is_none() => {
@@ -426,7 +430,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
                 // Claimed before it is served, so it cannot be closed for a newcomer
                 // halfway; a connection closed for one just before serves nothing more.
                 if !slot.begin_work() {
-                    notify(&mut framed, ResultCode::UNAVAILABLE, "the server is busy: an idle unauthenticated connection was closed for a new one").await;
+                    notify(&mut framed, ResultCode::UNAVAILABLE, EVICTED).await;
                     break;
                 }
                 match frame {

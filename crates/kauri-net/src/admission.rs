@@ -183,25 +183,27 @@ impl Table {
     /// least recently (from `addr` only, when given) and takes it out of the counts;
     /// false when there is none.
     fn evict_oldest_idle(&mut self, addr: Option<IpAddr>) -> bool {
-        let mut candidates: Vec<(u64, u64)> = self
-            .slots
-            .values()
-            .filter(|s| {
-                !s.authenticated.load(Ordering::Relaxed)
-                    && s.state.load(Ordering::Acquire) == IDLE
-                    && (addr.is_none() || s.addr == addr)
-            })
-            .map(|s| (s.last_active_ms.load(Ordering::Relaxed), s.id))
-            .collect();
-        candidates.sort_unstable();
-        // A candidate may have started a request since it was looked at: the next one goes.
-        for (_, id) in candidates {
-            if self.slots.get(&id).is_some_and(|s| s.try_evict()) {
-                self.remove(id);
+        // A candidate may start a request between the look and the eviction: it is busy
+        // then, and the next look passes it over.
+        loop {
+            let Some(oldest) = self
+                .slots
+                .values()
+                .filter(|s| {
+                    !s.authenticated.load(Ordering::Relaxed)
+                        && s.state.load(Ordering::Acquire) == IDLE
+                        && (addr.is_none() || s.addr == addr)
+                })
+                .min_by_key(|s| (s.last_active_ms.load(Ordering::Relaxed), s.id))
+                .cloned()
+            else {
+                return false;
+            };
+            if oldest.try_evict() {
+                self.remove(oldest.id);
                 return true;
             }
         }
-        false
     }
 }
 

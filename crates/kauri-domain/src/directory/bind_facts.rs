@@ -7,12 +7,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kauri_db::{DbRead, Rdn};
+use kauri_db::DbRead;
 use kauri_kv::Backend;
 use parking_lot::Mutex;
 
 use super::error::DirResult;
 use super::info::DomainInfo;
+use super::token::{pso_container, token_walk};
 use super::view::View;
 use super::Directory;
 use crate::password::PasswordPolicy;
@@ -64,10 +65,7 @@ impl BindFacts {
         domain: &DomainInfo,
         usn: u64,
     ) -> DirResult<BindFacts> {
-        let container = Rdn::parse("CN=System")
-            .ok()
-            .zip(Rdn::parse("CN=Password Settings Container").ok())
-            .map(|(sys, psc)| domain.domain_dn.child(sys).child(psc));
+        let container = pso_container(domain);
         let psos = match container
             .as_ref()
             .map(|c| r.id_of(c))
@@ -182,18 +180,8 @@ pub(crate) fn token_from<B: Backend>(
     if let Some(rid) = primary_rid {
         queue.extend(facts.primary_group(r, domain, u32::try_from(rid).unwrap_or(0))?);
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    while let Some(g) = queue.pop() {
-        if g == id || !seen.insert(g) {
-            continue;
-        }
+    token_walk(id, queue, |g| {
         let facts = facts.group(r, g)?;
-        if let Some(sid) = &facts.sid {
-            out.push((g, sid.clone()));
-        }
-        queue.extend_from_slice(&facts.member_of);
-    }
-    out.sort_by(|a, b| a.1.cmp(&b.1));
-    Ok(out)
+        Ok((facts.sid.clone(), facts.member_of.clone()))
+    })
 }

@@ -17,28 +17,51 @@ use crate::sid::Sid;
 /// The groups of an account, transitively, with their SIDs: its `memberOf` closure
 /// (cycles end the walk) plus its primary group and that group's own closure.
 pub fn token_groups<V: View>(v: &V, domain: &DomainInfo, id: u64) -> DirResult<Vec<(u64, Sid)>> {
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut queue: Vec<u64> = v.links(id, "memberOf")?;
+    let mut start: Vec<u64> = v.links(id, "memberOf")?;
     if let Some(rid) = v.int(id, "primaryGroupID")? {
         let sid = domain.sid.with_rid(u32::try_from(rid).unwrap_or(0));
-        queue.extend(v.find("objectSid", &sid.to_bytes())?);
+        start.extend(v.find("objectSid", &sid.to_bytes())?);
     }
+    token_walk(id, start, |g| {
+        let sid = v
+            .values(g, "objectSid")?
+            .first()
+            .and_then(|b| Sid::from_bytes(b).ok());
+        Ok((sid, v.links(g, "memberOf")?))
+    })
+}
+
+/// The walk behind every token: from the groups `start` (an account's own and primary
+/// ones), each group's SID and the groups it belongs to as `group` tells them, until no
+/// new group is reached; sorted by SID.
+pub(crate) fn token_walk(
+    id: u64,
+    start: Vec<u64>,
+    mut group: impl FnMut(u64) -> DirResult<(Option<Sid>, Vec<u64>)>,
+) -> DirResult<Vec<(u64, Sid)>> {
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut queue = start;
     let mut out = Vec::new();
     while let Some(g) = queue.pop() {
         if g == id || !seen.insert(g) {
             continue;
         }
-        if let Some(sid) = v
-            .values(g, "objectSid")?
-            .first()
-            .and_then(|b| Sid::from_bytes(b).ok())
-        {
+        let (sid, member_of) = group(g)?;
+        if let Some(sid) = sid {
             out.push((g, sid));
         }
-        queue.extend(v.links(g, "memberOf")?);
+        queue.extend(member_of);
     }
     out.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(out)
+}
+
+/// The DN of the domain's Password Settings Container: only settings objects in it apply.
+pub(crate) fn pso_container(domain: &DomainInfo) -> Option<kauri_db::Dn> {
+    kauri_db::Rdn::parse("CN=System")
+        .ok()
+        .zip(kauri_db::Rdn::parse("CN=Password Settings Container").ok())
+        .map(|(sys, psc)| domain.domain_dn.child(sys).child(psc))
 }
 
 /// `groupType` of a global and of a universal security group.
@@ -150,10 +173,7 @@ pub(crate) fn resultant_pso_among<V: View>(
     } else {
         direct
     };
-    let container = kauri_db::Rdn::parse("CN=System")
-        .ok()
-        .zip(kauri_db::Rdn::parse("CN=Password Settings Container").ok())
-        .map(|(sys, psc)| domain.domain_dn.child(sys).child(psc));
+    let container = pso_container(domain);
     let in_container = |pso: u64| -> DirResult<bool> {
         let parent = kauri_db::Dn::parse(&v.dn_of(pso)?)
             .ok()

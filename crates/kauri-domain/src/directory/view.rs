@@ -87,19 +87,21 @@ macro_rules! view_impl {
             }
 
             fn texts(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Option<String>>> {
-                // Stored (not linked) attributes come from one decode of the record.
+                // What the record holds comes from one decode of it; what it does not
+                // (a linked attribute, an absent one) is looked up as `text` does.
                 let rec = self.record(id)?;
                 attrs
                     .iter()
                     .map(|a| {
-                        if self.linked_ids_by_name(id, a)?.is_some() {
-                            return self.text(id, a);
-                        }
-                        Ok(self
+                        let stored = self
                             .stored_attr_id(a)
                             .and_then(|aid| rec.as_ref()?.attr(aid))
                             .and_then(|at| at.values().next())
-                            .map(|v| String::from_utf8_lossy(v.raw).into_owned()))
+                            .map(|v| String::from_utf8_lossy(v.raw).into_owned());
+                        match stored {
+                            Some(t) => Ok(Some(t)),
+                            None => self.text(id, a),
+                        }
                     })
                     .collect()
             }
