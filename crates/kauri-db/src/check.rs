@@ -179,6 +179,7 @@ fn link_faults<R: ReadTxn>(kv: &R) -> DbResult<Vec<(Vec<u8>, LinkFault)>> {
         Direction::Forward,
     )? {
         let (k, _) = item?;
+        let k: &[u8] = &k;
         let Some((kind, from, attr, to)) = split_link_key(k) else {
             out.push((k.to_vec(), LinkFault::Malformed));
             continue;
@@ -345,6 +346,7 @@ impl<B: Backend> Db<B> {
                     Direction::Forward,
                 )? {
                     let (k, _) = item?;
+                    let k: &[u8] = &k;
                     if index_key_attr(k).is_some_and(|a| a % groups != group) {
                         continue;
                     }
@@ -459,6 +461,7 @@ impl<B: Backend> Db<B> {
             Direction::Forward,
         )? {
             let (k, v) = item?;
+            let k: &[u8] = &k;
             let id = read_u64_be(v);
             loop {
                 match want.peek() {
@@ -491,6 +494,7 @@ impl<B: Backend> Db<B> {
             Direction::Forward,
         )? {
             let (k, _) = item?;
+            let k: &[u8] = &k;
             let id = read_u64_be(k).ok_or_else(|| DbError::corrupt("node key is not an id"))?;
             if !exists(kv, id)? {
                 report.add(Problem::ExtraNode { id });

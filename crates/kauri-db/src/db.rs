@@ -7,21 +7,39 @@ use std::sync::Arc;
 
 use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
 use kauri_kv::mem::MemBackend;
-use kauri_kv::{Backend, ReadTxn, TableId, WriteTxn};
+use kauri_kv::{Backend, ReadTxn, TableId, TableSpec, WriteTxn};
 
 use crate::config::DbConfig;
 use crate::entry::{Entry, Modification};
 use crate::error::{DbError, DbResult};
 use crate::keys::{meta, read_u64_be};
 use crate::read::DbRead;
-use crate::record::FORMAT_VERSION;
 use crate::registry::Registry;
 use crate::write::DbWrite;
 use crate::{Dn, Rdn};
 
-/// The tables a directory database needs, in [`TableId`] order; pass it to a backend's
-/// `open`.
+/// The tables a directory database needs, in [`TableId`] order, by name (dumps name them).
 pub const TABLES: &[&str] = &["meta", "entries", "nodes", "tree", "index", "links"];
+/// The same tables with their shapes; a backend is opened with these. `index` is a set of
+/// keys ending in a record id, which LMDB stores as one key per value with its ids as
+/// sorted duplicates.
+pub const TABLE_SPECS: &[TableSpec<'static>] = &[
+    TableSpec::plain("meta"),
+    TableSpec::plain("entries"),
+    TableSpec::plain("nodes"),
+    TableSpec::plain("tree"),
+    TableSpec::set("index", 8),
+    TableSpec::plain("links"),
+];
+
+/// The storage format this build writes (`meta` `format`): the layout as a whole. The
+/// record's own version byte is [`crate::record::FORMAT_VERSION`].
+///
+/// - 2: linked attributes in the `links` table.
+/// - 3: `index` is a set table (ids as sorted duplicates of their value key in LMDB).
+pub const STORE_FORMAT: u32 = 3;
+/// The oldest storage format this build upgrades on open.
+pub const OLDEST_UPGRADABLE_FORMAT: u32 = 2;
 /// `meta` table: format version, counters, attribute registry.
 pub const T_META: TableId = 0;
 /// `entries` table: id → record.
@@ -34,6 +52,26 @@ pub const T_TREE: TableId = 3;
 pub const T_INDEX: TableId = 4;
 /// `links` table: linked attributes, one key per link and direction.
 pub const T_LINKS: TableId = 5;
+
+/// Brings a store from storage format `from` to `from + 1`, inside the transaction that
+/// opens it. Each step is recorded here for good: a store of any older supported format
+/// passes through every step after its own.
+fn upgrade_step<W: WriteTxn>(w: &mut W, from: u32) -> DbResult<()> {
+    match from {
+        // 2 → 3: `index` became a set table. Its keys are the same; the key-value layer
+        // moved them into the set form when it opened the table with `TABLE_SPECS`.
+        2 => {}
+        other => {
+            return Err(DbError::UnsupportedFormat {
+                found: other,
+                supported: STORE_FORMAT,
+            })
+        }
+    }
+    w.put(T_META, meta::FORMAT, &(from + 1).to_be_bytes())?;
+    tracing::info!(from, to = from + 1, "upgraded the storage format");
+    Ok(())
+}
 
 /// The USN attributes are integers whatever the caller's syntax map says.
 pub(crate) fn with_usn_syntaxes(cfg: &mut DbConfig) {
@@ -56,7 +94,7 @@ pub struct Db<B: Backend> {
 impl Db<LmdbBackend> {
     /// Opens (creating if needed) an LMDB-backed database in `dir`.
     pub fn open_lmdb(dir: &Path, cfg: DbConfig, options: LmdbOptions) -> DbResult<Db<LmdbBackend>> {
-        let kv = LmdbBackend::open(dir, TABLES, options)?;
+        let kv = LmdbBackend::open_shaped(dir, TABLE_SPECS, options)?;
         Db::open(kv, cfg)
     }
 
@@ -66,7 +104,7 @@ impl Db<LmdbBackend> {
         cfg: DbConfig,
         options: LmdbOptions,
     ) -> DbResult<Db<LmdbBackend>> {
-        let kv = LmdbBackend::open(dir, TABLES, options)?;
+        let kv = LmdbBackend::open_shaped(dir, TABLE_SPECS, options)?;
         Db::open_deferred(kv, cfg)
     }
 }
@@ -74,7 +112,7 @@ impl Db<LmdbBackend> {
 impl Db<MemBackend> {
     /// A fresh in-memory database (tests, tools).
     pub fn in_memory(cfg: DbConfig) -> DbResult<Db<MemBackend>> {
-        Db::open(MemBackend::new(TABLES), cfg)
+        Db::open(MemBackend::new_shaped(TABLE_SPECS), cfg)
     }
 }
 
@@ -101,11 +139,7 @@ impl<B: Backend> Db<B> {
                 getrandom::fill(&mut inv).map_err(|e| {
                     DbError::Corrupt(format!("no randomness for the invocation id: {e}"))
                 })?;
-                w.put(
-                    T_META,
-                    meta::FORMAT,
-                    &u32::from(FORMAT_VERSION).to_be_bytes(),
-                )?;
+                w.put(T_META, meta::FORMAT, &STORE_FORMAT.to_be_bytes())?;
                 w.put(T_META, meta::USN, &0u64.to_be_bytes())?;
                 w.put(T_META, meta::NEXT_ID, &1u64.to_be_bytes())?;
                 w.put(T_META, meta::NEXT_ATTR, &1u32.to_be_bytes())?;
@@ -120,11 +154,14 @@ impl<B: Backend> Db<B> {
                     .and_then(|b| b.try_into().ok())
                     .map(u32::from_be_bytes)
                     .ok_or_else(|| DbError::corrupt("format version unreadable"))?;
-                if found != u32::from(FORMAT_VERSION) {
+                if !(OLDEST_UPGRADABLE_FORMAT..=STORE_FORMAT).contains(&found) {
                     return Err(DbError::UnsupportedFormat {
                         found,
-                        supported: u32::from(FORMAT_VERSION),
+                        supported: STORE_FORMAT,
                     });
+                }
+                for from in found..STORE_FORMAT {
+                    upgrade_step(&mut w, from)?;
                 }
                 w.get(T_META, meta::INVOCATION)?
                     .and_then(|b| b.try_into().ok())

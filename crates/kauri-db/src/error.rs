@@ -56,7 +56,10 @@ pub enum DbError {
     #[error("database corruption: {0}")]
     Corrupt(String),
     /// The database was written by a newer (or unknown) format version.
-    #[error("unsupported database format version {found} (this build reads {supported})")]
+    #[error(
+        "unsupported database format version {found} (this build reads versions up to \
+         {supported}); nothing was changed"
+    )]
     UnsupportedFormat {
         /// Version found on disk.
         found: u32,

@@ -50,7 +50,7 @@ pub const TERM_CUT: [u8; 2] = [0x00, 0x02];
 
 /// Names of the entries of the `meta` table.
 pub mod meta {
-    /// Record/layout format version (u32 BE). See [`crate::record::FORMAT_VERSION`].
+    /// Storage format version (u32 BE). See [`crate::db::STORE_FORMAT`].
     pub const FORMAT: &[u8] = b"format";
     /// Highest committed USN (u64 BE).
     pub const USN: &[u8] = b"usn";

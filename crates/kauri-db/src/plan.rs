@@ -114,6 +114,7 @@ impl<'a, R: ReadTxn> Planner<'a, R> {
         let mut ids = Vec::new();
         for kv in self.kv.range(T_INDEX, lo, hi, Direction::Forward)? {
             let (k, _) = kv?;
+            let k: &[u8] = &k;
             if ids.len() >= limit {
                 return Ok(None);
             }

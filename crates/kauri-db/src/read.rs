@@ -223,6 +223,7 @@ pub fn link_ids<R: ReadTxn>(kv: &R, kind: u8, from: u64, attr: u32) -> DbResult<
     let mut out = Vec::new();
     for item in kv.prefix(T_LINKS, &link_prefix(kind, from, attr), Direction::Forward)? {
         let (k, _) = item?;
+        let k: &[u8] = &k;
         out.push(read_id_suffix(k).ok_or_else(|| DbError::corrupt("malformed link key"))?);
     }
     Ok(out)
@@ -234,6 +235,7 @@ pub fn entry_links<R: ReadTxn>(kv: &R, kind: u8, id: u64) -> DbResult<Vec<(u32, 
     let mut out = Vec::new();
     for item in kv.prefix(T_LINKS, &link_entry_prefix(kind, id), Direction::Forward)? {
         let (k, _) = item?;
+        let k: &[u8] = &k;
         let (_, _, attr, other) =
             split_link_key(k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
         out.push((attr, other));
@@ -293,6 +295,7 @@ fn eq_ids<R: ReadTxn>(
             break;
         }
         let (k, _) = item?;
+        let k: &[u8] = &k;
         let id = read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?;
         // A truncated key only names a candidate: the record says whether it holds the value.
         let holds = !cut
@@ -599,7 +602,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 break;
             };
             let (_, _, attr, _) =
-                split_link_key(k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
+                split_link_key(&k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
             let reference = self.attr_name(attr).is_some_and(|n| {
                 matches!(
                     self.cfg.link_of_lower(&n.to_ascii_lowercase()),
@@ -753,6 +756,20 @@ impl<B: Backend> AttrNames for DbRead<'_, B> {
     }
 
     fn has_presence(&self, attr: u32, id: u64) -> bool {
-        matches!(self.kv.get(T_INDEX, &presence_key(attr, id)), Ok(Some(_)))
+        // The entry's own run of links says it in one seek; the presence key would sit in
+        // the long id run of the attribute's presence set.
+        match self.link_key_attr(attr) {
+            Some((kind, key_attr)) => matches!(
+                self.kv
+                    .prefix(
+                        T_LINKS,
+                        &link_prefix(kind, id, key_attr),
+                        Direction::Forward
+                    )
+                    .map(|mut it| it.next()),
+                Ok(Some(Ok(_)))
+            ),
+            None => matches!(self.kv.get(T_INDEX, &presence_key(attr, id)), Ok(Some(_))),
+        }
     }
 }

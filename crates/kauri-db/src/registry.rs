@@ -67,6 +67,7 @@ impl Registry {
         let mut reg = Registry::default();
         for kv in view.prefix(meta_table, meta::ATTR_BY_ID, kauri_kv::Direction::Forward)? {
             let (k, v) = kv?;
+            let k: &[u8] = &k;
             let id_bytes: [u8; 4] = k
                 .get(meta::ATTR_BY_ID.len()..)
                 .and_then(|b| b.try_into().ok())

@@ -71,6 +71,7 @@ pub(crate) fn link_presence_keys<R: ReadTxn>(
         Direction::Forward,
     )? {
         let (k, _) = item?;
+        let k: &[u8] = &k;
         let Some((kind, from, attr, _)) = split_link_key(k) else {
             continue;
         };
@@ -122,6 +123,7 @@ pub(crate) fn for_each_record<R: ReadTxn>(
             break;
         }
         let (k, v) = item?;
+        let k: &[u8] = &k;
         let id = read_u64_be(k).ok_or_else(|| DbError::corrupt("entry key is not an id"))?;
         f(id, v)?;
         last = Some(id);

@@ -433,6 +433,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                         break;
                     }
                     let (k, v) = item?;
+                    let k: &[u8] = &k;
                     let id =
                         read_u64_be(k).ok_or_else(|| DbError::corrupt("entry key is not an id"))?;
                     *next_id = id.saturating_add(1);

@@ -414,7 +414,7 @@ impl SortedKeys {
             let id = self.sorter.ids.get(p.first as usize).copied();
             for other in kv.prefix(table, prefix, Direction::Forward)? {
                 let (ok, _) = other?;
-                if crate::keys::read_id_suffix(ok) != id {
+                if crate::keys::read_id_suffix(&ok) != id {
                     return Err(clash());
                 }
             }

@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use kauri_db::db::TABLES;
+use kauri_db::db::{TABLES, TABLE_SPECS};
 use kauri_db::{Db, Dn, Entry, Filter, Modification, ModifyOp, Scope, SearchRequest};
 use kauri_domain::directory::{
     view::View, Caller, Change, Directory, RenameSpec, Request, RestoreSpec,
@@ -101,7 +101,7 @@ fn assert_consistent<B: Backend>(dir: &Directory<B>) {
 fn reopened_with_new_invocation(dir: Directory<MemBackend>) -> (Directory<LmdbBackend>, [u8; 16]) {
     let folder = tempfile::tempdir().unwrap().keep();
     {
-        let copy = LmdbBackend::open(&folder, TABLES, LmdbOptions::default()).unwrap();
+        let copy = LmdbBackend::open_shaped(&folder, TABLE_SPECS, LmdbOptions::default()).unwrap();
         let r = dir.db().read().unwrap();
         let mut dump = Vec::new();
         write_dump(r.kv(), TABLES, &mut dump).unwrap();

@@ -118,7 +118,7 @@ pub fn write_dump<R: ReadTxn, W: Write>(
         )? {
             let (k, v) = pair?;
             w.varint(k.len() as u64)?;
-            w.put(k)?;
+            w.put(&k)?;
             w.varint(v.len() as u64)?;
             w.put(v)?;
             n += 1;

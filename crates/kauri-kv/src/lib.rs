@@ -33,6 +33,7 @@ mod undo;
 pub use lmdb::{LmdbBackend, LmdbOptions};
 pub use mem::MemBackend;
 
+use std::borrow::Cow;
 use std::ops::Bound;
 
 /// Position of a table in the list given when a backend is opened. Tables are addressed by
@@ -76,6 +77,14 @@ pub enum KvError {
     /// transaction too large to replay after a resize).
     #[error("the database map is full and could not grow: {0}")]
     MapFull(String),
+    /// A write that breaks the rules of its table's [`TableShape`]; nothing was written.
+    #[error("table {table}: {reason}")]
+    Shape {
+        /// The table written to.
+        table: TableId,
+        /// The rule broken.
+        reason: &'static str,
+    },
     /// An I/O or engine error with the backend's own explanation.
     #[error("storage error: {0}")]
     Storage(String),
@@ -96,8 +105,79 @@ pub enum KvError {
 /// Result type of this crate.
 pub type KvResult<T> = Result<T, KvError>;
 
-/// One key-value pair borrowed from a snapshot.
-pub type KvPair<'t> = (&'t [u8], &'t [u8]);
+/// A key as an iteration yields it: borrowed from the snapshot, or put together when the
+/// backend keeps the key in two parts (a [`TableShape::Set`] table in LMDB).
+pub type KvKey<'t> = Cow<'t, [u8]>;
+
+/// One key-value pair read from a snapshot.
+pub type KvPair<'t> = (KvKey<'t>, &'t [u8]);
+
+/// What a table's keys look like, declared when a store is opened, so that a backend may
+/// store the table more compactly. Every shape reads and writes the same way through the
+/// traits; only the physical layout differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableShape {
+    /// Any keys, any values.
+    Plain,
+    /// A set of keys, each a *head* followed by a fixed-width *suffix* (a record id): every
+    /// value is empty, every key is longer than `suffix`, and no head is a proper prefix of
+    /// another head. LMDB keeps each head once, with its suffixes as a sorted run of
+    /// fixed-size duplicates (`MDB_DUPSORT | MDB_DUPFIXED`), as OpenLDAP's back-mdb keeps
+    /// its id lists: the ids of a common value pack densely instead of each repeating the
+    /// value in a half-full page. A `get` in such a table may walk the run of its head.
+    Set {
+        /// Width of the suffix in bytes.
+        suffix: usize,
+    },
+}
+
+/// A table's name and shape, as a store is opened with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableSpec<'a> {
+    /// The table's name (also its name in dumps).
+    pub name: &'a str,
+    /// How its keys are shaped.
+    pub shape: TableShape,
+}
+
+impl TableSpec<'static> {
+    /// A table without a particular shape.
+    pub const fn plain(name: &'static str) -> TableSpec<'static> {
+        TableSpec {
+            name,
+            shape: TableShape::Plain,
+        }
+    }
+
+    /// A set of keys ending in a `suffix`-byte id (see [`TableShape::Set`]).
+    pub const fn set(name: &'static str, suffix: usize) -> TableSpec<'static> {
+        TableSpec {
+            name,
+            shape: TableShape::Set { suffix },
+        }
+    }
+}
+
+/// Checks a write to a table of the given shape against the shape's rules.
+pub(crate) fn check_shape(
+    shape: TableShape,
+    table: TableId,
+    key: &[u8],
+    value: &[u8],
+) -> KvResult<()> {
+    match shape {
+        TableShape::Plain => Ok(()),
+        TableShape::Set { suffix } if key.len() <= suffix => Err(KvError::Shape {
+            table,
+            reason: "a key of a set table must be longer than its suffix",
+        }),
+        TableShape::Set { .. } if !value.is_empty() => Err(KvError::Shape {
+            table,
+            reason: "a set table holds empty values only",
+        }),
+        TableShape::Set { .. } => Ok(()),
+    }
+}
 
 /// Facts about an opened store, for `db stats` style reporting.
 #[derive(Debug, Clone, PartialEq, Eq)]

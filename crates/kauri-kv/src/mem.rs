@@ -17,8 +17,8 @@ use parking_lot::{Mutex, MutexGuard, RwLock};
 
 use crate::undo::UndoLog;
 use crate::{
-    check_key, storable_bounds, Backend, BackendInfo, Direction, KvError, KvPair, KvResult,
-    ReadTxn, TableId, WriteTxn, MAX_KEY_LEN,
+    check_key, check_shape, storable_bounds, Backend, BackendInfo, Direction, KvError, KvPair,
+    KvResult, ReadTxn, TableId, TableShape, TableSpec, WriteTxn, MAX_KEY_LEN,
 };
 
 type Table = Arc<BTreeMap<Vec<u8>, Vec<u8>>>;
@@ -28,6 +28,7 @@ type Tables = Arc<Vec<Table>>;
 #[derive(Debug)]
 pub struct MemBackend {
     committed: RwLock<Tables>,
+    shapes: Arc<[TableShape]>,
     writer: Mutex<()>,
     write_active: AtomicBool,
 }
@@ -35,8 +36,19 @@ pub struct MemBackend {
 impl MemBackend {
     /// Creates an empty store with the given tables (addressed by their position).
     pub fn new(tables: &[&str]) -> MemBackend {
+        MemBackend::with_shapes(&vec![TableShape::Plain; tables.len()])
+    }
+
+    /// Creates an empty store with the given tables and their shapes. The shapes change
+    /// nothing in memory, but writes are checked against them as LMDB checks them.
+    pub fn new_shaped(tables: &[TableSpec<'_>]) -> MemBackend {
+        MemBackend::with_shapes(&tables.iter().map(|t| t.shape).collect::<Vec<_>>())
+    }
+
+    fn with_shapes(shapes: &[TableShape]) -> MemBackend {
         MemBackend {
-            committed: RwLock::new(Arc::new(vec![Table::default(); tables.len()])),
+            committed: RwLock::new(Arc::new(vec![Table::default(); shapes.len()])),
+            shapes: shapes.into(),
             writer: Mutex::new(()),
             write_active: AtomicBool::new(false),
         }
@@ -78,7 +90,7 @@ impl<'t> Iterator for MemIter<'t> {
             MemIter::Backward(it) => it.next()?,
             MemIter::Empty => return None,
         };
-        Some(Ok((k.as_slice(), v.as_slice())))
+        Some(Ok((k.as_slice().into(), v.as_slice())))
     }
 }
 
@@ -164,6 +176,12 @@ impl MemWrite<'_> {
 impl WriteTxn for MemWrite<'_> {
     fn put(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
         check_key(key, MAX_KEY_LEN)?;
+        let shape = *self
+            .backend
+            .shapes
+            .get(table)
+            .ok_or(KvError::NoSuchTable(table))?;
+        check_shape(shape, table, key, value)?;
         let map = self.table_mut(table)?;
         let old = map.insert(key.to_vec(), value.to_vec());
         self.undo.record(table, key, old);

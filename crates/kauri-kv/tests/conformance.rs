@@ -5,8 +5,8 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use kauri_kv::{
-    Backend, Direction, KvError, KvResult, LmdbBackend, LmdbOptions, MemBackend, ReadTxn, WriteTxn,
-    MAX_KEY_LEN,
+    Backend, Direction, KvError, KvPair, KvResult, LmdbBackend, LmdbOptions, MemBackend, ReadTxn,
+    WriteTxn, MAX_KEY_LEN,
 };
 use proptest::prelude::*;
 
@@ -18,7 +18,7 @@ type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
 
 fn pairs<'t, I>(iter: I) -> Pairs
 where
-    I: Iterator<Item = KvResult<(&'t [u8], &'t [u8])>>,
+    I: Iterator<Item = KvResult<KvPair<'t>>>,
 {
     iter.map(|r| {
         let (k, v) = r.unwrap();
@@ -29,7 +29,7 @@ where
 
 fn keys<'t, I>(iter: I) -> Vec<Vec<u8>>
 where
-    I: Iterator<Item = KvResult<(&'t [u8], &'t [u8])>>,
+    I: Iterator<Item = KvResult<KvPair<'t>>>,
 {
     pairs(iter).into_iter().map(|(k, _)| k).collect()
 }
@@ -716,6 +716,10 @@ fn suite_readers_see_consistent_states<B: Backend>(make: impl Fn() -> B) {
                 } else {
                     w.commit().unwrap();
                 }
+            }
+            // Readers that start late still get to read while writes are going on.
+            while reads.load(Ordering::Relaxed) == 0 {
+                std::thread::yield_now();
             }
             done.store(true, Ordering::Release);
         });

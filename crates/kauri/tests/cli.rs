@@ -73,9 +73,9 @@ fn bench_then_database_care() {
 
     // Damage an index behind Kauri's back: the check fails with exit code 1, --fix repairs.
     {
-        let kv = kauri_kv::lmdb::LmdbBackend::open(
+        let kv = kauri_kv::lmdb::LmdbBackend::open_shaped(
             std::path::Path::new(&db),
-            kauri_db::db::TABLES,
+            kauri_db::db::TABLE_SPECS,
             kauri_kv::lmdb::LmdbOptions::default(),
         )
         .unwrap();

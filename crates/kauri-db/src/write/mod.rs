@@ -538,6 +538,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         let mut others = Vec::new();
         for kv in self.kv.prefix(T_INDEX, &prefix, Direction::Forward)? {
             let (k, _) = kv?;
+            let k: &[u8] = &k;
             let other =
                 read_id_suffix(k).ok_or_else(|| DbError::corrupt("index key without id"))?;
             if other != id {

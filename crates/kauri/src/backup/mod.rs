@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use kauri::backup::archive;
-use kauri_db::db::TABLES;
+use kauri_db::db::{TABLES, TABLE_SPECS};
 use kauri_db::Db;
 use kauri_domain::directory::{
     Caller, Change, Directory, RenameSpec, Request, RestoreSpec, DEFAULT_RID_MARGIN,
@@ -397,7 +397,7 @@ impl Copy {
 
     /// Loads a dump into the copy's (new, empty) database.
     fn load(&self, input: &mut dyn Read, expected: Option<u64>, show: bool) -> Result<()> {
-        let kv = LmdbBackend::open(&self.db_dir(), TABLES, load_options(expected))?;
+        let kv = LmdbBackend::open_shaped(&self.db_dir(), TABLE_SPECS, load_options(expected))?;
         let bar = bytes_bar(show, "load");
         let progress = |b: u64| bar.set_position(b);
         load_dump(&kv, TABLES, input, Some(&progress))?;
@@ -537,7 +537,11 @@ pub fn restore(o: &RestoreOptions) -> Result<()> {
 
     // The database, with a new invocation id.
     {
-        let kv = LmdbBackend::open(&data.join("db"), TABLES, load_options(Some(m.dump.bytes)))?;
+        let kv = LmdbBackend::open_shaped(
+            &data.join("db"),
+            TABLE_SPECS,
+            load_options(Some(m.dump.bytes)),
+        )?;
         let bar = length_bar(show, "load");
         bar.set_length(m.dump.bytes);
         archive::with_dump(&o.backup_file, |input| {

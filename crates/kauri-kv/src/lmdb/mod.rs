@@ -47,19 +47,39 @@ use std::time::Duration;
 
 use heed::types::Bytes;
 use heed::{
-    CommitOrAbort, CommitToken, CompactionOption, Database, Env, EnvFlags, EnvOpenOptions,
-    MdbError, OnCommit, PutFlags, RoRange, RoRevRange, RoTxn, RwTxn, WithoutTls,
+    CommitOrAbort, CommitToken, CompactionOption, Database, DatabaseFlags, Env, EnvFlags,
+    EnvOpenOptions, MdbError, OnCommit, PutFlags, RoRange, RoRevRange, RoTxn, RwTxn, WithoutTls,
 };
 use parking_lot::lock_api::ArcRwLockReadGuard;
 use parking_lot::{Mutex, MutexGuard, RawRwLock, RwLock};
 
 use crate::undo::UndoLog;
 use crate::{
-    check_key, storable_bounds, Backend, BackendInfo, Direction, KvError, KvPair, KvResult,
-    ReadTxn, TableId, WriteTxn, MAX_KEY_LEN,
+    check_key, check_shape, storable_bounds, Backend, BackendInfo, Direction, KvError, KvPair,
+    KvResult, ReadTxn, TableId, TableShape, TableSpec, WriteTxn, MAX_KEY_LEN,
 };
 
+mod set;
+pub use set::SetIter;
+
 type Db = Database<'static, Bytes, Bytes>;
+
+/// One opened table: its LMDB database and, for a set table, the width of its suffix.
+#[derive(Clone, Copy)]
+struct Tbl {
+    db: Db,
+    /// 0 for a plain table.
+    suffix: usize,
+}
+
+impl Tbl {
+    fn shape(self) -> TableShape {
+        match self.suffix {
+            0 => TableShape::Plain,
+            suffix => TableShape::Set { suffix },
+        }
+    }
+}
 type GateGuard = ArcRwLockReadGuard<RawRwLock, ()>;
 
 /// Map sizes are kept a multiple of this, which covers every OS page size LMDB supports.
@@ -116,7 +136,7 @@ pub struct TableStat {
 /// A store in an LMDB environment: one named LMDB database per table.
 pub struct LmdbBackend {
     env: Env<WithoutTls>,
-    dbs: Arc<[Db]>,
+    dbs: Arc<[Tbl]>,
     gate: Arc<RwLock<()>>,
     writer: Mutex<()>,
     write_active: AtomicBool,
@@ -333,9 +353,150 @@ fn check_data_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Why the tables could not be opened.
+enum OpenFail {
+    Heed(heed::Error),
+    Layout(String),
+}
+
+impl From<heed::Error> for OpenFail {
+    fn from(e: heed::Error) -> OpenFail {
+        OpenFail::Heed(e)
+    }
+}
+
+/// Creates or opens every table in its declared shape, converting plain tables that are
+/// now declared sets.
+fn create_tables<'e>(
+    opener: &heed::DatabaseOpener<'e, WithoutTls>,
+    wtxn: &mut RwTxn<'e>,
+    tables: &[TableSpec<'_>],
+) -> Result<Vec<Database<'e, Bytes, Bytes>>, OpenFail> {
+    let mut stored = Vec::new();
+    if let Some(main) = opener.open_database::<Bytes, Bytes>(wtxn, None)? {
+        for item in main.iter(wtxn)? {
+            let (name, _) = item?;
+            stored.push(String::from_utf8_lossy(name).into_owned());
+        }
+    }
+    let mut dbs = Vec::with_capacity(tables.len());
+    for spec in tables {
+        let set_prefix = format!("{}@set", spec.name);
+        let as_set = stored.iter().find(|n| n.starts_with(&set_prefix));
+        match spec.shape {
+            TableShape::Plain => {
+                if let Some(found) = as_set {
+                    return Err(OpenFail::Layout(format!(
+                        "table {} is stored as a set ({found}) and cannot be opened as a \
+                         plain table",
+                        spec.name
+                    )));
+                }
+                dbs.push(opener.create_database::<Bytes, Bytes>(wtxn, Some(spec.name))?);
+            }
+            TableShape::Set { suffix } => {
+                let name = set::physical_name(spec.name, suffix);
+                if let Some(found) = as_set.filter(|n| **n != name) {
+                    return Err(OpenFail::Layout(format!(
+                        "table {} is stored as {found}, not as {name}",
+                        spec.name
+                    )));
+                }
+                let db = opener
+                    .database_options()
+                    .types::<Bytes, Bytes>()
+                    .name(&name)
+                    .flags(DatabaseFlags::DUP_SORT | DatabaseFlags::DUP_FIXED)
+                    .create(wtxn)?;
+                if stored.iter().any(|n| n == spec.name) {
+                    if let Some(plain) =
+                        opener.open_database::<Bytes, Bytes>(wtxn, Some(spec.name))?
+                    {
+                        convert_to_set(wtxn, spec.name, plain, db, suffix)?;
+                    }
+                }
+                dbs.push(db);
+            }
+        }
+    }
+    Ok(dbs)
+}
+
+/// Moves the keys of a plain table into its set form and drops the plain table.
+fn convert_to_set<'e>(
+    wtxn: &mut RwTxn<'e>,
+    name: &str,
+    plain: Database<'e, Bytes, Bytes>,
+    set: Database<'e, Bytes, Bytes>,
+    suffix: usize,
+) -> Result<(), OpenFail> {
+    const CHUNK: usize = 1 << 16;
+    if !plain.is_empty(wtxn)? && !set.is_empty(wtxn)? {
+        return Err(OpenFail::Layout(format!(
+            "table {name} holds keys both as a plain table and as a set"
+        )));
+    }
+    let started = std::time::Instant::now();
+    let mut moved = 0usize;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK);
+        let from = match &after {
+            Some(k) => Bound::Excluded(k.as_slice()),
+            None => Bound::Unbounded,
+        };
+        for item in plain.range(wtxn, &(from, Bound::Unbounded))? {
+            let (key, value) = item?;
+            if key.len() <= suffix || !value.is_empty() {
+                return Err(OpenFail::Layout(format!(
+                    "table {name} holds a key that does not fit a set of {suffix}-byte ids"
+                )));
+            }
+            chunk.push(key.to_vec());
+            if chunk.len() == CHUNK {
+                break;
+            }
+        }
+        let Some(last) = chunk.last() else { break };
+        after = Some(last.clone());
+        let empty: &[u8] = &[];
+        set::write_batch(wtxn, set, suffix, chunk.len(), &|i| {
+            (chunk[i].as_slice(), empty)
+        })?;
+        moved += chunk.len();
+    }
+    // SAFETY: the handle is consumed here and no other handle of this table exists.
+    unsafe { plain.remove(wtxn)? };
+    tracing::info!(
+        table = name,
+        keys = moved,
+        seconds = started.elapsed().as_secs_f64(),
+        "stored a table as sets of ids"
+    );
+    Ok(())
+}
+
 impl LmdbBackend {
-    /// Opens (creating it if needed) the store in `dir` with the given tables.
+    /// Opens (creating it if needed) the store in `dir` with the given plain tables.
     pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<LmdbBackend> {
+        let specs: Vec<TableSpec> = tables
+            .iter()
+            .map(|name| TableSpec {
+                name,
+                shape: TableShape::Plain,
+            })
+            .collect();
+        LmdbBackend::open_shaped(dir, &specs, options)
+    }
+
+    /// Opens (creating it if needed) the store in `dir` with the given tables and shapes.
+    /// A table stored plain by an earlier layout and now declared a set is converted here,
+    /// in the same transaction that opens it; a set table opened as a plain one is refused.
+    pub fn open_shaped(
+        dir: &Path,
+        tables: &[TableSpec<'_>],
+        options: LmdbOptions,
+    ) -> KvResult<LmdbBackend> {
         let open_err = |reason: String| KvError::Open {
             path: dir.display().to_string(),
             reason,
@@ -344,8 +505,10 @@ impl LmdbBackend {
         // A damaged file must be refused before LMDB maps it: reading past the end of a
         // truncated map kills the process with SIGBUS.
         check_data_file(&dir.join("data.mdb")).map_err(open_err)?;
+        // Room for a plain table and its set form side by side while one is converted.
         let max_dbs = u32::try_from(tables.len())
             .map_err(|_| open_err("too many tables".into()))?
+            .saturating_mul(2)
             .saturating_add(1);
         let mut env_options = EnvOpenOptions::new().read_txn_without_tls();
         env_options
@@ -386,14 +549,10 @@ impl LmdbBackend {
         let mut created = None;
         for _ in 0..MAX_GROW_ROUNDS {
             let wtxn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
-            let result =
-                env.create_databases_and_commit(wtxn, |opener, wtxn| -> Result<_, heed::Error> {
-                    let mut dbs = Vec::with_capacity(tables.len());
-                    for name in tables {
-                        dbs.push(opener.create_database::<Bytes, Bytes>(wtxn, Some(name))?);
-                    }
-                    Ok(CommitOrAbort::<_, ()>::Commit(OpenedDbs(dbs)))
-                });
+            let result = env.create_databases_and_commit(wtxn, |opener, wtxn| {
+                create_tables(opener, wtxn, tables)
+                    .map(|dbs| CommitOrAbort::<_, ()>::Commit(OpenedDbs(dbs)))
+            });
             match result {
                 Ok(CommitOrAbort::Commit(dbs)) => {
                     created = Some(dbs);
@@ -402,15 +561,27 @@ impl LmdbBackend {
                 Ok(CommitOrAbort::Abort(())) => {
                     return Err(open_err("table creation aborted".into()))
                 }
-                Err(e) if is_map_full(&e) => {
+                Err(OpenFail::Heed(e)) if is_map_full(&e) => {
                     let size = round_up(env.info().map_size.saturating_mul(2), MAP_GRANULE);
                     // SAFETY: the environment was just opened and no transaction of it is open.
                     unsafe { env.resize(size) }.map_err(|e| open_err(e.to_string()))?;
                 }
-                Err(e) => return Err(open_err(e.to_string())),
+                Err(OpenFail::Heed(e)) => return Err(open_err(e.to_string())),
+                Err(OpenFail::Layout(reason)) => return Err(open_err(reason)),
             }
         }
         let dbs = created.ok_or_else(|| open_err("map too small to create the tables".into()))?;
+        let dbs: Vec<Tbl> = dbs
+            .into_iter()
+            .zip(tables)
+            .map(|(db, spec)| Tbl {
+                db,
+                suffix: match spec.shape {
+                    TableShape::Plain => 0,
+                    TableShape::Set { suffix } => suffix,
+                },
+            })
+            .collect();
 
         Ok(LmdbBackend {
             env,
@@ -457,8 +628,10 @@ impl LmdbBackend {
         let txn = self.env.read_txn().map_err(storage)?;
         let mut out = Vec::with_capacity(self.dbs.len());
         let mut pages = 0u64;
-        for db in self.dbs.iter() {
-            let st = db.stat(&txn).map_err(storage)?;
+        for table in self.dbs.iter() {
+            // A set table's long runs live in sub-databases LMDB does not count here: their
+            // pages show up with the pages no table uses.
+            let st = table.db.stat(&txn).map_err(storage)?;
             let p = (st.branch_pages + st.leaf_pages + st.overflow_pages) as u64;
             pages += p;
             out.push(TableStat {
@@ -475,7 +648,7 @@ impl LmdbBackend {
         self.env.force_sync().map_err(storage)
     }
 
-    fn db(&self, table: TableId) -> KvResult<Db> {
+    fn db(&self, table: TableId) -> KvResult<Tbl> {
         self.dbs
             .get(table)
             .copied()
@@ -573,7 +746,7 @@ impl LmdbBackend {
 pub struct LmdbSnapshot {
     // Field order matters: the transaction must end before the gate guard is released.
     txn: RoTxn<'static, WithoutTls>,
-    dbs: Arc<[Db]>,
+    dbs: Arc<[Tbl]>,
     _gate: GateGuard,
 }
 
@@ -591,6 +764,8 @@ pub enum LmdbIter<'t> {
     Forward(RoRange<'t, Bytes, Bytes>),
     /// Descending iteration.
     Backward(RoRevRange<'t, Bytes, Bytes>),
+    /// Iteration over a set table, either way.
+    Set(Box<SetIter<'t>>),
     /// Exhausted, or nothing to return.
     Empty,
 }
@@ -600,6 +775,7 @@ impl std::fmt::Debug for LmdbIter<'_> {
         f.write_str(match self {
             LmdbIter::Forward(_) => "LmdbIter::Forward",
             LmdbIter::Backward(_) => "LmdbIter::Backward",
+            LmdbIter::Set(_) => "LmdbIter::Set",
             LmdbIter::Empty => "LmdbIter::Empty",
         })
     }
@@ -612,10 +788,11 @@ impl<'t> Iterator for LmdbIter<'t> {
         let item = match self {
             LmdbIter::Forward(it) => it.next(),
             LmdbIter::Backward(it) => it.next(),
+            LmdbIter::Set(it) => return it.next(),
             LmdbIter::Empty => None,
         };
         match item {
-            Some(Ok(pair)) => Some(Ok(pair)),
+            Some(Ok((k, v))) => Some(Ok((k.into(), v))),
             Some(Err(e)) => {
                 *self = LmdbIter::Empty;
                 Some(Err(storage(e)))
@@ -628,14 +805,18 @@ impl<'t> Iterator for LmdbIter<'t> {
     }
 }
 
-fn get_in<'t>(txn: &'t RoTxn<'_>, db: Db, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+fn get_in<'t>(txn: &'t RoTxn<'_>, table: Tbl, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
     check_key(key, MAX_KEY_LEN)?;
-    db.get(txn, key).map_err(storage)
+    match table.suffix {
+        0 => table.db.get(txn, key).map_err(storage),
+        suffix if key.len() <= suffix => Ok(None),
+        suffix => Ok(set::contains(txn, table.db, key, suffix)?.then_some(&[][..])),
+    }
 }
 
 fn range_in<'t>(
     txn: &'t RoTxn<'_>,
-    db: Db,
+    table: Tbl,
     lower: Bound<&[u8]>,
     upper: Bound<&[u8]>,
     direction: Direction,
@@ -643,6 +824,17 @@ fn range_in<'t>(
     let Some(bounds) = storable_bounds(lower, upper, MAX_KEY_LEN) else {
         return Ok(LmdbIter::Empty);
     };
+    let db = table.db;
+    if table.suffix > 0 {
+        return Ok(LmdbIter::Set(Box::new(SetIter::new(
+            txn,
+            db,
+            table.suffix,
+            bounds.0,
+            bounds.1,
+            direction,
+        )?)));
+    }
     Ok(match direction {
         Direction::Forward => LmdbIter::Forward(db.range(txn, &bounds).map_err(storage)?),
         Direction::Backward => LmdbIter::Backward(db.rev_range(txn, &bounds).map_err(storage)?),
@@ -653,8 +845,8 @@ impl ReadTxn for LmdbSnapshot {
     type Iter<'t> = LmdbIter<'t>;
 
     fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
-        let db = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
-        get_in(&self.txn, db, key)
+        let tbl = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        get_in(&self.txn, tbl, key)
     }
 
     fn range<'t>(
@@ -664,8 +856,8 @@ impl ReadTxn for LmdbSnapshot {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> KvResult<LmdbIter<'t>> {
-        let db = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
-        range_in(&self.txn, db, lower, upper, direction)
+        let tbl = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        range_in(&self.txn, tbl, lower, upper, direction)
     }
 }
 
@@ -723,11 +915,19 @@ impl LogOp {
     }
 }
 
-/// Applies one write to an LMDB transaction; returns whether a deleted key existed.
-fn apply(txn: &mut RwTxn<'_>, dbs: &[Db], op: Op<'_>) -> heed::Result<bool> {
-    let Some(db) = dbs.get(op.table()) else {
+/// Applies one write to an LMDB transaction; returns whether a deleted key existed (in a
+/// set table: whether the key written or deleted existed).
+fn apply(txn: &mut RwTxn<'_>, dbs: &[Tbl], op: Op<'_>) -> heed::Result<bool> {
+    let Some(&Tbl { db, suffix }) = dbs.get(op.table()) else {
         return Ok(false);
     };
+    if suffix > 0 {
+        return match op {
+            Op::Put(_, k, _) | Op::Append(_, k, _) => set::insert(txn, db, k, suffix),
+            Op::Delete(_, k) => set::remove(txn, db, k, suffix),
+            Op::Clear(_) => db.clear(txn).map(|()| true),
+        };
+    }
     match op {
         Op::Put(_, k, v) => db.put(txn, k, v).map(|()| true),
         Op::Append(_, k, v) => match db.put_with_flags(txn, PutFlags::APPEND, k, v) {
@@ -878,8 +1078,29 @@ impl<'e> LmdbWrite<'e> {
         ))
     }
 
-    fn check_table(&self, table: TableId) -> KvResult<Db> {
+    fn check_table(&self, table: TableId) -> KvResult<Tbl> {
         self.backend.db(table)
+    }
+
+    /// A put or an append (`op`, which writes `key` and `value` into `table`), with what
+    /// the undo log needs: the previous value read first, or, in a set table, whether the
+    /// key was there as the write itself reports it.
+    fn store(&mut self, table: TableId, key: &[u8], value: &[u8], op: Op<'_>) -> KvResult<()> {
+        check_key(key, MAX_KEY_LEN)?;
+        let tbl = self.check_table(table)?;
+        check_shape(tbl.shape(), table, key, value)?;
+        if tbl.suffix > 0 {
+            let existed = self.exec(op)?;
+            if self.undo.active() {
+                self.undo.record(table, key, existed.then(Vec::new));
+            }
+            return Ok(());
+        }
+        if self.undo.active() {
+            let old = self.current(tbl.db, key)?;
+            self.undo.record(table, key, old);
+        }
+        self.exec(op).map(|_| ())
     }
 
     /// The current value of `key`, owned, for the undo log.
@@ -963,20 +1184,25 @@ impl WriteTxn for LmdbWrite<'_> {
             }
             return Ok(());
         }
+        let tbl = self.check_table(table)?;
         let mut bytes = 0usize;
         for i in 0..n {
             let (k, v) = pair(i);
             check_key(k, MAX_KEY_LEN)?;
+            check_shape(tbl.shape(), table, k, v)?;
             bytes = bytes.saturating_add(k.len() + v.len() + 16);
         }
-        let db = self.check_table(table)?;
         let mut rounds = 0;
         loop {
             self.txn()?;
             let Some(txn) = self.txn.as_mut() else {
                 return Err(KvError::Storage("the write transaction is closed".into()));
             };
-            match write_batch(txn, db, n, pair) {
+            let written = match tbl.suffix {
+                0 => write_batch(txn, tbl.db, n, pair),
+                suffix => set::write_batch(txn, tbl.db, suffix, n, pair),
+            };
+            match written {
                 Ok(()) => break,
                 Err(e) if is_map_full(&e) && rounds < MAX_GROW_ROUNDS => {
                     rounds += 1;
@@ -997,28 +1223,27 @@ impl WriteTxn for LmdbWrite<'_> {
     }
 
     fn put(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
-        check_key(key, MAX_KEY_LEN)?;
-        let db = self.check_table(table)?;
-        if self.undo.active() {
-            let old = self.current(db, key)?;
-            self.undo.record(table, key, old);
-        }
-        self.exec(Op::Put(table, key, value)).map(|_| ())
+        self.store(table, key, value, Op::Put(table, key, value))
     }
 
     fn append(&mut self, table: TableId, key: &[u8], value: &[u8]) -> KvResult<()> {
-        check_key(key, MAX_KEY_LEN)?;
-        let db = self.check_table(table)?;
-        if self.undo.active() {
-            let old = self.current(db, key)?;
-            self.undo.record(table, key, old);
-        }
-        self.exec(Op::Append(table, key, value)).map(|_| ())
+        self.store(table, key, value, Op::Append(table, key, value))
     }
 
     fn delete(&mut self, table: TableId, key: &[u8]) -> KvResult<bool> {
         check_key(key, MAX_KEY_LEN)?;
-        let db = self.check_table(table)?;
+        let tbl = self.check_table(table)?;
+        if tbl.suffix > 0 {
+            if key.len() <= tbl.suffix {
+                return Ok(false);
+            }
+            let existed = self.exec(Op::Delete(table, key))?;
+            if existed && self.undo.active() {
+                self.undo.record(table, key, Some(Vec::new()));
+            }
+            return Ok(existed);
+        }
+        let db = tbl.db;
         if self.undo.active() {
             let Some(old) = self.current(db, key)? else {
                 return Ok(false);
@@ -1029,12 +1254,17 @@ impl WriteTxn for LmdbWrite<'_> {
     }
 
     fn clear(&mut self, table: TableId) -> KvResult<()> {
-        let db = self.check_table(table)?;
+        self.check_table(table)?;
         if self.undo.active() {
             let mut old = Vec::new();
-            for pair in db.iter(self.txn()?).map_err(storage)? {
-                let (k, v) = pair.map_err(storage)?;
-                old.push((k.to_vec(), v.to_vec()));
+            for pair in self.range(
+                table,
+                Bound::Unbounded,
+                Bound::Unbounded,
+                Direction::Forward,
+            )? {
+                let (k, v) = pair?;
+                old.push((k.into_owned(), v.to_vec()));
             }
             for (k, v) in old {
                 self.undo.record(table, &k, Some(v));

@@ -1,0 +1,278 @@
+//! Set tables (`TableShape::Set`): LMDB stores them as heads with sorted fixed-size
+//! duplicates, and must still read and write exactly like a plain ordered map of keys. Each
+//! check runs a random history against a `BTreeSet` model and compares every read, with
+//! bounds that fall between heads, on a head, and inside a head's run of ids.
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+use kauri_kv::{
+    Backend, Direction, KvError, LmdbBackend, LmdbOptions, MemBackend, ReadTxn, TableSpec, WriteTxn,
+};
+use proptest::prelude::*;
+
+const SPECS: &[TableSpec<'static>] = &[TableSpec::plain("meta"), TableSpec::set("ids", 8)];
+const IDS: usize = 1;
+
+/// A head shaped like an index key's: kind, value bytes with `00` escaped, terminator. Such
+/// heads are prefix-free.
+fn head(value: &[u8], kind: u8) -> Vec<u8> {
+    let mut h = vec![kind];
+    for &b in value {
+        h.push(b);
+        if b == 0 {
+            h.push(0xff);
+        }
+    }
+    h.extend_from_slice(&[0, 1]);
+    h
+}
+
+fn key(value: &[u8], id: u64) -> Vec<u8> {
+    let mut k = head(value, 1);
+    k.extend_from_slice(&id.to_be_bytes());
+    k
+}
+
+fn small_options() -> LmdbOptions {
+    LmdbOptions {
+        map_size: 256 * 1024,
+        durable: false,
+        ..Default::default()
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Put(Vec<u8>, u64),
+    Delete(Vec<u8>, u64),
+    /// A nested transaction of puts and deletes, rolled back.
+    Aborted(Vec<(Vec<u8>, u64, bool)>),
+    /// Ascending keys written as one batch.
+    Batch(Vec<(Vec<u8>, u64)>),
+}
+
+fn value() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(
+        prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), Just(0xff)],
+        0..3,
+    )
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (value(), 0u64..40).prop_map(|(v, id)| Op::Put(v, id)),
+        2 => (value(), 0u64..40).prop_map(|(v, id)| Op::Delete(v, id)),
+        1 => prop::collection::vec((value(), 0u64..40, any::<bool>()), 1..6).prop_map(Op::Aborted),
+        1 => prop::collection::vec((value(), 0u64..400), 1..300).prop_map(Op::Batch),
+    ]
+}
+
+fn bound() -> impl Strategy<Value = Bound<Vec<u8>>> {
+    let point = prop_oneof![
+        (value(), 0u64..40).prop_map(|(v, id)| key(&v, id)),
+        value().prop_map(|v| head(&v, 1)),
+        (value(), 0u64..40, 1usize..8).prop_map(|(v, id, cut)| {
+            let k = key(&v, id);
+            k[..k.len() - cut].to_vec()
+        }),
+        value().prop_map(|v| head(&v, 1)[..1 + v.len()].to_vec()),
+    ];
+    prop_oneof![
+        1 => Just(Bound::Unbounded),
+        3 => point.clone().prop_map(Bound::Included),
+        3 => point.prop_map(Bound::Excluded),
+    ]
+}
+
+fn apply<W: WriteTxn>(w: &mut W, model: &mut BTreeSet<Vec<u8>>, op: &Op) {
+    match op {
+        Op::Put(v, id) => {
+            w.put(IDS, &key(v, *id), &[]).unwrap();
+            model.insert(key(v, *id));
+        }
+        Op::Delete(v, id) => {
+            let was = w.delete(IDS, &key(v, *id)).unwrap();
+            assert_eq!(was, model.remove(&key(v, *id)));
+        }
+        Op::Aborted(steps) => {
+            w.begin_nested().unwrap();
+            for (v, id, put) in steps {
+                if *put {
+                    w.put(IDS, &key(v, *id), &[]).unwrap();
+                } else {
+                    w.delete(IDS, &key(v, *id)).unwrap();
+                }
+            }
+            w.abort_nested().unwrap();
+        }
+        Op::Batch(keys) => {
+            let mut sorted: Vec<Vec<u8>> = keys.iter().map(|(v, id)| key(v, *id)).collect();
+            sorted.sort();
+            sorted.dedup();
+            let empty: &[u8] = &[];
+            w.append_batch(IDS, sorted.len(), &|i| (sorted[i].as_slice(), empty))
+                .unwrap();
+            model.extend(sorted);
+        }
+    }
+}
+
+fn read_range<R: ReadTxn>(
+    r: &R,
+    lo: &Bound<Vec<u8>>,
+    hi: &Bound<Vec<u8>>,
+    d: Direction,
+) -> Vec<Vec<u8>> {
+    let lo = lo.as_ref().map(Vec::as_slice);
+    let hi = hi.as_ref().map(Vec::as_slice);
+    r.range(IDS, lo, hi, d)
+        .unwrap()
+        .map(|p| {
+            let (k, v) = p.unwrap();
+            assert!(v.is_empty());
+            k.into_owned()
+        })
+        .collect()
+}
+
+fn model_range(
+    m: &BTreeSet<Vec<u8>>,
+    lo: &Bound<Vec<u8>>,
+    hi: &Bound<Vec<u8>>,
+    d: Direction,
+) -> Vec<Vec<u8>> {
+    let inside = |k: &Vec<u8>| {
+        (match lo {
+            Bound::Included(l) => k >= l,
+            Bound::Excluded(l) => k > l,
+            Bound::Unbounded => true,
+        }) && (match hi {
+            Bound::Included(h) => k <= h,
+            Bound::Excluded(h) => k < h,
+            Bound::Unbounded => true,
+        })
+    };
+    let mut out: Vec<Vec<u8>> = m.iter().filter(|k| inside(k)).cloned().collect();
+    if d == Direction::Backward {
+        out.reverse();
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_set_table_reads_like_an_ordered_set(
+        ops in prop::collection::vec(op(), 1..40),
+        ranges in prop::collection::vec((bound(), bound(), any::<bool>()), 1..24),
+        probes in prop::collection::vec((value(), 0u64..40), 1..16),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let lmdb = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+        let mem = MemBackend::new_shaped(SPECS);
+        let mut model = BTreeSet::new();
+        {
+            let mut w = lmdb.write().unwrap();
+            let mut mm = BTreeSet::new();
+            let mut wm = mem.write().unwrap();
+            for op in &ops {
+                apply(&mut w, &mut model, op);
+                apply(&mut wm, &mut mm, op);
+            }
+            w.commit().unwrap();
+            wm.commit().unwrap();
+        }
+        let r = lmdb.read().unwrap();
+        let rm = mem.read().unwrap();
+        for (lo, hi, back) in &ranges {
+            let d = if *back { Direction::Backward } else { Direction::Forward };
+            let want = model_range(&model, lo, hi, d);
+            prop_assert_eq!(&read_range(&r, lo, hi, d), &want, "lmdb {:?}..{:?} {:?}", lo, hi, d);
+            prop_assert_eq!(&read_range(&rm, lo, hi, d), &want, "memory");
+        }
+        for (v, id) in &probes {
+            let k = key(v, *id);
+            prop_assert_eq!(r.get(IDS, &k).unwrap().is_some(), model.contains(&k));
+        }
+        prop_assert_eq!(read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward),
+            model.iter().cloned().collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn set_tables_refuse_values_and_short_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let lmdb = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+    let mem = MemBackend::new_shaped(SPECS);
+    fn check<B: Backend>(b: &B) {
+        let mut w = b.write().unwrap();
+        let e = w.put(IDS, &key(b"a", 1), b"x").unwrap_err();
+        assert!(matches!(e, KvError::Shape { table: IDS, .. }), "{e}");
+        let e = w.put(IDS, &[1, 2, 3], &[]).unwrap_err();
+        assert!(matches!(e, KvError::Shape { .. }), "{e}");
+        w.put(0, b"short", b"any value").unwrap();
+        w.commit().unwrap();
+    }
+    check(&lmdb);
+    check(&mem);
+}
+
+#[test]
+fn a_plain_table_becomes_a_set_on_open_and_stays_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut want = Vec::new();
+    {
+        let plain = LmdbBackend::open(dir.path(), &["meta", "ids"], small_options()).unwrap();
+        let mut w = plain.write().unwrap();
+        for v in [&b"a"[..], b"b\0", b""] {
+            for id in (0..70_000u64).step_by(7) {
+                w.put(IDS, &key(v, id), &[]).unwrap();
+                want.push(key(v, id));
+            }
+        }
+        w.put(0, b"format", b"1").unwrap();
+        w.commit().unwrap();
+    }
+    want.sort();
+    for _ in 0..2 {
+        let b = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+        let r = b.read().unwrap();
+        let got = read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward);
+        assert_eq!(got, want);
+        assert_eq!(r.get(0, b"format").unwrap(), Some(&b"1"[..]));
+        assert!(r.get(IDS, &key(b"a", 7)).unwrap().is_some());
+        assert!(r.get(IDS, &key(b"a", 8)).unwrap().is_none());
+    }
+    // A build that opens the table as a plain one is refused, and nothing changes.
+    let e = LmdbBackend::open(dir.path(), &["meta", "ids"], small_options()).unwrap_err();
+    assert!(e.to_string().contains("stored as a set"), "{e}");
+    let b = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+    assert_eq!(
+        read_range(
+            &b.read().unwrap(),
+            &Bound::Unbounded,
+            &Bound::Unbounded,
+            Direction::Forward
+        )
+        .len(),
+        want.len()
+    );
+}
+
+#[test]
+fn ids_appended_in_order_pack_densely() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+    for chunk in 0..100u64 {
+        let mut w = b.write().unwrap();
+        for id in chunk * 1000..(chunk + 1) * 1000 {
+            w.put(IDS, &key(b"top", id), &[]).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    // 100,000 ids of one value: 800,000 bytes of ids, about 196 full pages of 4 KiB.
+    let used = b.info().unwrap().used_bytes;
+    assert!(used < 1_200_000, "{used} bytes used");
+}

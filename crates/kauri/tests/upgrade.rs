@@ -1,0 +1,122 @@
+//! A domain made by an older storage format (kept in `tests/data/format2-domain`) opens
+//! with this build, is upgraded in place, passes the consistency check and serves its
+//! users; a database of a newer format than this build knows is refused and left as it was.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{fails, json, ok, serve, whoami};
+use kauri_db::db::{STORE_FORMAT, TABLE_SPECS, T_META};
+use kauri_kv::{Backend, ReadTxn, WriteTxn};
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/format2-domain");
+const USER_PASSWORD: &str = "Kauri.Fixture.Pw1!";
+
+/// Unpacks the fixture into a fresh data folder.
+fn unpack(dir: &Path) -> PathBuf {
+    let data = dir.join("data");
+    std::fs::create_dir_all(data.join("db")).unwrap();
+    for f in ["domain.json", "secrets.key"] {
+        std::fs::copy(Path::new(FIXTURE).join(f), data.join(f)).unwrap();
+    }
+    let packed = std::fs::File::open(Path::new(FIXTURE).join("db/data.mdb.zst")).unwrap();
+    let mut out = std::fs::File::create(data.join("db/data.mdb")).unwrap();
+    zstd::stream::copy_decode(packed, &mut out).unwrap();
+    data
+}
+
+fn stored_format(db: &Path) -> u32 {
+    let kv = kauri_kv::LmdbBackend::open_shaped(db, TABLE_SPECS, Default::default()).unwrap();
+    let r = kv.read().unwrap();
+    let v = r.get(T_META, b"format").unwrap().unwrap();
+    u32::from_be_bytes(v.try_into().unwrap())
+}
+
+#[test]
+fn a_format_2_domain_is_upgraded_on_first_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = unpack(dir.path());
+    let d = data.to_str().unwrap();
+
+    let check = json(&ok(&["dbcheck", "--data", d, "--json"]));
+    assert_eq!(check["clean"], true, "{check}");
+    assert_eq!(check["records"], 1899, "{check}");
+    assert_eq!(stored_format(&data.join("db")), STORE_FORMAT);
+
+    // Searches through the upgraded indexes: equality, presence, links and the hierarchy.
+    let members = json(&ok(&[
+        "group",
+        "list-members",
+        "-H",
+        d,
+        "Testers",
+        "--json",
+    ]));
+    let names: Vec<&str> = members
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ann", "bob"]);
+    let users = json(&ok(&["user", "list", "-H", d, "--json"]));
+    let mut names: Vec<&str> = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["sAMAccountName"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["Administrator", "Guest", "ann", "bob", "cai", "krbtgt"]
+    );
+    let cai = json(&ok(&["user", "show", "-H", d, "cai", "--json"]));
+    assert!(
+        cai.to_string()
+            .contains("OU=Lab,DC=fixture,DC=example,DC=test"),
+        "{cai}"
+    );
+
+    // Writes after the upgrade, then the same checks again, served over LDAP.
+    ok(&["user", "add", "-H", d, "dee", "--password", USER_PASSWORD]);
+    ok(&["group", "add-members", "-H", d, "Testers", "dee,cai"]);
+    ok(&["group", "remove-members", "-H", d, "Testers", "ann"]);
+    let check = json(&ok(&["dbcheck", "--data", d, "--json"]));
+    assert_eq!(check["clean"], true, "{check}");
+
+    let mut server = serve(&data);
+    let url = server.ldap();
+    for user in ["ann", "cai", "dee"] {
+        let upn = format!("{user}@fixture.example.test");
+        let who = whoami(&url, &upn, USER_PASSWORD).unwrap();
+        assert!(who.to_ascii_lowercase().contains(user), "{who}");
+    }
+    assert!(whoami(&url, "bob@fixture.example.test", "wrong").is_err());
+    server.stop();
+}
+
+#[test]
+fn a_newer_format_is_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = unpack(dir.path());
+    let db = data.join("db");
+    {
+        let kv = kauri_kv::LmdbBackend::open_shaped(&db, TABLE_SPECS, Default::default()).unwrap();
+        let mut w = kv.write().unwrap();
+        w.put(T_META, b"format", &(STORE_FORMAT + 1).to_be_bytes())
+            .unwrap();
+        w.commit().unwrap();
+    }
+    let before = std::fs::read(db.join("data.mdb")).unwrap();
+    let err = fails(&["dbcheck", "--data", data.to_str().unwrap()]);
+    assert!(
+        err.contains(&format!(
+            "unsupported database format version {}",
+            STORE_FORMAT + 1
+        )),
+        "{err}"
+    );
+    assert!(std::fs::read(db.join("data.mdb")).unwrap() == before);
+}
