@@ -1,26 +1,30 @@
 //! The record format: how one entry is stored in the `entries` table.
 //!
-//! Format version 2 (all integers little-endian unless said otherwise; `varint` is
-//! unsigned LEB128). Version 1 had the same record layout but kept linked attributes in
-//! records; version 2 keeps them in the `links` table.
+//! Record version 3 (all integers little-endian unless said otherwise; `varint` is
+//! unsigned LEB128):
 //!
 //! ```text
 //! offset 0   u8      magic 0x4b ('K')
-//! offset 1   u8      format version (2)
-//! offset 2   u8      flags (0; reserved)
-//! offset 3   u64 BE  parent id (0 = a naming context, below the root DN)
+//! offset 1   u8      record version (3)
+//! offset 2   u8      flags: bit 0 (DIR_NARROW) = directory entries of 4 bytes
+//! offset 3   varint  parent id (0 = a naming context, below the root DN)
 //!            varint  name length, then the name: the RDN text as given (UTF-8), or the
 //!                    whole DN text for a naming context
 //!            varint  n = number of attributes
-//!            n × 8   attribute directory, sorted by attribute id:
-//!                      u32 attribute id, u32 offset of the attribute in the value area
+//!            n × 4   attribute directory, sorted by attribute id, when DIR_NARROW:
+//!                      u16 attribute id, u16 offset of the attribute in the value area
+//!         or n × 8   otherwise: u32 attribute id, u32 offset
 //!            varint  value area length, then the value area
 //!            stamps  the record's common stamp (five varints: version, local USN,
 //!                    originating USN, originating time in Unix seconds, originating
-//!                    invocation, 0 = this database), then one byte per attribute in
-//!                    directory order: 0 = the common stamp applies, 1 = five varints of
-//!                    the attribute's own stamp follow
+//!                    invocation, 0 = this database), then a bitmap of ceil(n / 8) bytes
+//!                    (bit i % 8 of byte i / 8 set: attribute i has its own stamp), then
+//!                    five varints for each attribute whose bit is set, in directory order
 //! ```
+//!
+//! Version 2, still read, had a `u64 BE` parent, the 8-byte directory always and one stamp
+//! byte per attribute (0 = common stamp, 1 = own stamp follows). Version 1 kept linked
+//! attributes in records.
 //!
 //! At its offset, an attribute holds `varint count`, `u8 flags` and its values back to
 //! back as `varint len, raw bytes`; when the flag [`ATTR_HAS_NORM`] is set, each raw value
@@ -39,13 +43,18 @@ use crate::keys::{get_varint, put_varint};
 
 /// Magic byte that starts every record.
 pub const MAGIC: u8 = 0x4b;
-/// The record format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 2;
+/// The record version this build writes.
+pub const FORMAT_VERSION: u8 = 3;
+/// The oldest record version this build reads.
+pub const OLDEST_READ_VERSION: u8 = 2;
+/// Record flag: the directory's entries are a `u16` id and a `u16` offset.
+pub const DIR_NARROW: u8 = 1;
 /// Directory flag: values carry their normalized forms.
 pub const ATTR_HAS_NORM: u8 = 1;
 
-const HEADER_FIXED: usize = 11;
-const DIR_ENTRY: usize = 8;
+const HEADER_FIXED: usize = 3;
+const DIR_WIDE: usize = 8;
+const DIR_SHORT: usize = 4;
 
 /// Replication metadata of one attribute (AD's replPropertyMetaData), kept from the first
 /// format version so that replication never needs every record rewritten.
@@ -143,14 +152,13 @@ impl OwnedRecord {
         self.attrs.retain(|a| !a.values.is_empty());
     }
 
-    /// Serializes the record (format version 2).
+    /// Serializes the record (record version 3).
     pub fn encode(&self) -> Vec<u8> {
         let mut area = Vec::new();
-        let mut dir = Vec::with_capacity(self.attrs.len() * DIR_ENTRY);
+        let mut offsets = Vec::with_capacity(self.attrs.len());
         for a in &self.attrs {
             let has_norm = a.values.iter().any(|v| v.norm.is_some());
-            dir.extend_from_slice(&a.id.to_le_bytes());
-            dir.extend_from_slice(&(area.len() as u32).to_le_bytes());
+            offsets.push(area.len());
             put_varint(&mut area, a.values.len() as u64);
             area.push(if has_norm { ATTR_HAS_NORM } else { 0 });
             for v in &a.values {
@@ -167,28 +175,42 @@ impl OwnedRecord {
                 }
             }
         }
+        // Offsets only grow, so the last one decides whether 16 bits hold them all.
+        let narrow = self.attrs.iter().all(|a| a.id <= u32::from(u16::MAX))
+            && offsets.last().is_none_or(|&o| o <= usize::from(u16::MAX));
         let common = self.common_stamp();
+        let n = self.attrs.len();
         let mut out = Vec::with_capacity(
-            HEADER_FIXED + 24 + self.rdn.len() + dir.len() + area.len() + self.attrs.len() + 24,
+            HEADER_FIXED + 30 + self.rdn.len() + n * DIR_WIDE + area.len() + n / 8 + 24,
         );
         out.push(MAGIC);
         out.push(FORMAT_VERSION);
-        out.push(0);
-        out.extend_from_slice(&self.parent.to_be_bytes());
+        out.push(if narrow { DIR_NARROW } else { 0 });
+        put_varint(&mut out, self.parent);
         put_varint(&mut out, self.rdn.len() as u64);
         out.extend_from_slice(self.rdn.as_bytes());
-        put_varint(&mut out, self.attrs.len() as u64);
-        out.extend_from_slice(&dir);
+        put_varint(&mut out, n as u64);
+        for (a, &offset) in self.attrs.iter().zip(&offsets) {
+            if narrow {
+                out.extend_from_slice(&(a.id as u16).to_le_bytes());
+                out.extend_from_slice(&(offset as u16).to_le_bytes());
+            } else {
+                out.extend_from_slice(&a.id.to_le_bytes());
+                out.extend_from_slice(&(offset as u32).to_le_bytes());
+            }
+        }
         put_varint(&mut out, area.len() as u64);
         out.extend_from_slice(&area);
         put_stamp(&mut out, &common);
-        for a in &self.attrs {
-            if a.stamp == common {
-                out.push(0);
-            } else {
-                out.push(1);
-                put_stamp(&mut out, &a.stamp);
+        let mut own = vec![0u8; n.div_ceil(8)];
+        for (i, a) in self.attrs.iter().enumerate() {
+            if a.stamp != common {
+                own[i / 8] |= 1 << (i % 8);
             }
+        }
+        out.extend_from_slice(&own);
+        for a in self.attrs.iter().filter(|a| a.stamp != common) {
+            put_stamp(&mut out, &a.stamp);
         }
         out
     }
@@ -243,6 +265,9 @@ pub(crate) fn get_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
 #[derive(Debug, Clone, Copy)]
 pub struct RecordView<'a> {
     bytes: &'a [u8],
+    version: u8,
+    /// Bytes per directory entry: 4 or 8.
+    entry: usize,
     parent: u64,
     rdn: &'a str,
     dir: &'a [u8],
@@ -279,17 +304,27 @@ impl<'a> RecordView<'a> {
         if head[0] != MAGIC {
             return Err(DbError::corrupt("record magic byte missing"));
         }
-        if head[1] != FORMAT_VERSION {
+        let version = head[1];
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(DbError::UnsupportedFormat {
-                found: u32::from(head[1]),
+                found: u32::from(version),
                 supported: u32::from(FORMAT_VERSION),
             });
         }
-        let mut parent = [0u8; 8];
-        parent.copy_from_slice(&head[3..11]);
-        let parent = u64::from_be_bytes(parent);
-        let mut pos = HEADER_FIXED;
         let bad = || DbError::corrupt("record header truncated");
+        let mut pos = HEADER_FIXED;
+        let (parent, entry) = if version == 2 {
+            let p = bytes.get(3..11).ok_or_else(bad)?;
+            pos = 11;
+            (
+                u64::from_be_bytes(p.try_into().map_err(|_| bad())?),
+                DIR_WIDE,
+            )
+        } else {
+            let parent = get_varint(bytes, &mut pos).ok_or_else(bad)?;
+            let narrow = head[2] & DIR_NARROW != 0;
+            (parent, if narrow { DIR_SHORT } else { DIR_WIDE })
+        };
         let rdn_len = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
         let rdn_bytes = bytes
             .get(pos..pos.saturating_add(rdn_len))
@@ -298,7 +333,7 @@ impl<'a> RecordView<'a> {
             .map_err(|_| DbError::corrupt("record RDN is not UTF-8"))?;
         pos += rdn_len;
         let n = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
-        let dir_len = n.checked_mul(DIR_ENTRY).ok_or_else(bad)?;
+        let dir_len = n.checked_mul(entry).ok_or_else(bad)?;
         let dir = bytes
             .get(pos..pos.saturating_add(dir_len))
             .ok_or_else(bad)?;
@@ -310,6 +345,8 @@ impl<'a> RecordView<'a> {
         pos += area_len;
         Ok(RecordView {
             bytes,
+            version,
+            entry,
             parent,
             rdn,
             dir,
@@ -330,7 +367,7 @@ impl<'a> RecordView<'a> {
 
     /// Number of attributes.
     pub fn len(&self) -> usize {
-        self.dir.len() / DIR_ENTRY
+        self.dir.len() / self.entry
     }
 
     /// Whether the record has no attributes.
@@ -338,19 +375,33 @@ impl<'a> RecordView<'a> {
         self.dir.is_empty()
     }
 
+    /// The attribute id of directory entry `i`.
+    fn id_at(&self, i: usize) -> Option<u32> {
+        let at = i.checked_mul(self.entry)?;
+        let half = self.entry / 2;
+        let e = self.dir.get(at..at.checked_add(half)?)?;
+        Some(match e.len() {
+            2 => u32::from(u16::from_le_bytes(e.try_into().ok()?)),
+            _ => u32::from_le_bytes(e.try_into().ok()?),
+        })
+    }
+
     /// The offset in the value area of directory entry `i`.
     fn offset(&self, i: usize) -> Option<usize> {
-        let at = i.checked_mul(DIR_ENTRY)?.checked_add(4)?;
-        let e = self.dir.get(at..at.checked_add(4)?)?;
-        Some(u32::from_le_bytes(e.try_into().ok()?) as usize)
+        let half = self.entry / 2;
+        let at = i.checked_mul(self.entry)?.checked_add(half)?;
+        let e = self.dir.get(at..at.checked_add(half)?)?;
+        Some(match e.len() {
+            2 => usize::from(u16::from_le_bytes(e.try_into().ok()?)),
+            _ => u32::from_le_bytes(e.try_into().ok()?) as usize,
+        })
     }
 
     /// Directory entry `i`. An attribute's data ends where the next one's starts (the
     /// encoder writes them back to back, in directory order), so damaged offsets can never
     /// make two attributes read the same bytes: decoding a record stays linear in its size.
     fn dir_entry(&self, i: usize) -> Option<AttrView<'a>> {
-        let e = self.dir.get(i * DIR_ENTRY..(i + 1) * DIR_ENTRY)?;
-        let id = u32::from_le_bytes(e.get(0..4)?.try_into().ok()?);
+        let id = self.id_at(i)?;
         let offset = self.offset(i)?;
         let end = match self.offset(i + 1) {
             Some(next) => next,
@@ -373,9 +424,7 @@ impl<'a> RecordView<'a> {
         let (mut lo, mut hi) = (0usize, self.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let e = self.dir.get(mid * DIR_ENTRY..mid * DIR_ENTRY + 4)?;
-            let mid_id = u32::from_le_bytes(e.try_into().ok()?);
-            match mid_id.cmp(&id) {
+            match self.id_at(mid)?.cmp(&id) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return self.dir_entry(mid),
@@ -393,8 +442,24 @@ impl<'a> RecordView<'a> {
     pub fn stamps(&self) -> DbResult<Vec<Stamp>> {
         let mut pos = self.stamps_at;
         let common = get_stamp(self.bytes, &mut pos)?;
-        let mut out = Vec::with_capacity(self.len());
-        for _ in 0..self.len() {
+        let n = self.len();
+        let mut out = Vec::with_capacity(n);
+        if self.version >= 3 {
+            let own = self
+                .bytes
+                .get(pos..pos.saturating_add(n.div_ceil(8)))
+                .ok_or_else(|| DbError::corrupt("record stamps truncated"))?;
+            pos += own.len();
+            for i in 0..n {
+                out.push(if own[i / 8] & (1 << (i % 8)) != 0 {
+                    get_stamp(self.bytes, &mut pos)?
+                } else {
+                    common
+                });
+            }
+            return Ok(out);
+        }
+        for _ in 0..n {
             let tag = *self
                 .bytes
                 .get(pos)
@@ -583,7 +648,8 @@ mod tests {
         put_varint(&mut area, M as u64);
         area.push(0);
         area.resize(area.len() + M, 0);
-        let mut b = vec![MAGIC, FORMAT_VERSION, 0];
+        // A version-2 record, which this build still reads.
+        let mut b = vec![MAGIC, 2, 0];
         b.extend_from_slice(&0u64.to_be_bytes());
         put_varint(&mut b, 1);
         b.push(b'x');

@@ -207,9 +207,30 @@ pub(crate) fn is_numeric_oid(s: &str) -> bool {
     parts >= 2
 }
 
-/// Order-preserving 8-byte encoding of a signed 64-bit number.
+/// Order-preserving encoding of a signed 64-bit number in 1 to 9 bytes: small numbers, the
+/// common case in a directory (flags, counters, zeros), take one or two.
+///
+/// A number `v >= 0` needing `n` bytes (0 for zero) is `0x80 + n` and its `n` low bytes
+/// big-endian; a negative one is `0x7f - n` and the `n` low bytes of `!m` where `m = -v - 1`
+/// needs `n` bytes. Longer magnitudes get larger (non-negative) or smaller (negative) first
+/// bytes, and numbers with the same first byte have the same length, so byte order is
+/// number order and no encoding is a prefix of another.
 fn encode_i64(v: i64) -> Vec<u8> {
-    ((v as u64) ^ 0x8000_0000_0000_0000).to_be_bytes().to_vec()
+    let (m, negative) = if v < 0 {
+        (!v as u64, true)
+    } else {
+        (v as u64, false)
+    };
+    let n = 8 - (m.leading_zeros() / 8) as usize;
+    let mut out = Vec::with_capacity(n + 1);
+    if negative {
+        out.push(0x7f - n as u8);
+        out.extend((!m).to_be_bytes()[8 - n..].iter());
+    } else {
+        out.push(0x80 + n as u8);
+        out.extend(m.to_be_bytes()[8 - n..].iter());
+    }
+    out
 }
 
 const ALL: [Syntax; 15] = [
@@ -946,6 +967,28 @@ mod tests {
         assert_eq!(n(s, "9223372036854775807"), encode_i64(i64::MAX));
         assert_eq!(n(s, "-9223372036854775808"), encode_i64(i64::MIN));
         assert!(n(s, "-9223372036854775808") < n(s, "9223372036854775807"));
+        assert_eq!(n(s, "0"), [0x80]);
+        assert_eq!(n(s, "512"), [0x82, 0x02, 0x00]);
+        assert_eq!(n(s, "-1"), [0x7f]);
+        assert_eq!(n(s, "-2"), [0x7e, 0xfe]);
+        assert_eq!(n(s, "-257"), [0x7d, 0xfe, 0xff]);
+        let mut edges: Vec<i64> = vec![i64::MIN, i64::MAX, 0, -1, 1];
+        for shift in 0..63 {
+            let p = 1i64 << shift;
+            edges.extend([p - 1, p, p + 1, -p - 1, -p, -p + 1]);
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        let encoded: Vec<Vec<u8>> = edges.iter().map(|&v| encode_i64(v)).collect();
+        for (w, pair) in encoded.windows(2).zip(edges.windows(2)) {
+            assert!(w[0] < w[1], "{} and {} out of order", pair[0], pair[1]);
+            assert!(
+                !w[1].starts_with(&w[0]),
+                "{} is a prefix of {}",
+                pair[0],
+                pair[1]
+            );
+        }
         for v in [
             "",
             "+",

@@ -188,6 +188,7 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
                 "size_on_disk": info.size_on_disk,
                 "map_size": info.map_size,
                 "used_bytes": info.used_bytes,
+                // Free pages, and the pages of the index's id runs kept as sub-databases.
                 "free_bytes": free_pages * page,
                 "tables": tables,
             })
@@ -200,7 +201,8 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
         println!("size on disk     {:.1} MiB", m(info.size_on_disk));
         println!("pages in use     {:.1} MiB", m(info.used_bytes));
         println!(
-            "free pages       {:.1} MiB (reused before the file grows)",
+            "other pages      {:.1} MiB (free pages, reused before the file grows, and \
+             the index's long id runs)",
             m(free_pages * page)
         );
         println!("map size         {:.1} MiB", m(info.map_size));

@@ -621,8 +621,9 @@ impl LmdbBackend {
         Ok(())
     }
 
-    /// Entries and pages of each table, and the pages of the file no table uses (free
-    /// pages LMDB reuses, plus its two meta pages and its catalogue), for `db stats`.
+    /// Entries and pages of each table, and the pages of the file no table's main tree
+    /// uses (free pages LMDB reuses, its two meta pages and its catalogue, and the
+    /// sub-databases that hold a set table's long runs), for `db stats`.
     pub fn table_stats(&self) -> KvResult<(Vec<TableStat>, u64)> {
         let _gate = self.gate.read_arc();
         let txn = self.env.read_txn().map_err(storage)?;
