@@ -15,12 +15,16 @@
 //!                      u16 attribute id, u16 offset of the attribute in the value area
 //!         or n × 8   otherwise: u32 attribute id, u32 offset
 //!            varint  value area length, then the value area
-//!            stamps  the record's common stamp (five varints: version, local USN,
-//!                    originating USN, originating time in Unix seconds, originating
-//!                    invocation, 0 = this database), then a bitmap of ceil(n / 8) bytes
+//!            stamps  the record's common stamp, then a bitmap of ceil(n / 8) bytes
 //!                    (bit i % 8 of byte i / 8 set: attribute i has its own stamp), then
-//!                    five varints for each attribute whose bit is set, in directory order
+//!                    the own stamp of each attribute whose bit is set, in directory order
 //! ```
+//!
+//! A stamp in a version-3 record is `varint (version << 1 | L)`, `varint local USN`, then,
+//! when `L` is 0, `varint originating USN`; then `varint originating time` (Unix seconds);
+//! then, when `L` is 0, `varint originating invocation`. `L` = 1 says the change was made
+//! here (originating USN = local USN, invocation 0), which is every change until
+//! replication exists.
 //!
 //! Version 2, still read, had a `u64 BE` parent, the 8-byte directory always and one stamp
 //! byte per attribute (0 = common stamp, 1 = own stamp follows). Version 1 kept linked
@@ -201,7 +205,7 @@ impl OwnedRecord {
         }
         put_varint(&mut out, area.len() as u64);
         out.extend_from_slice(&area);
-        put_stamp(&mut out, &common);
+        put_record_stamp(&mut out, &common);
         let mut own = vec![0u8; n.div_ceil(8)];
         for (i, a) in self.attrs.iter().enumerate() {
             if a.stamp != common {
@@ -210,7 +214,7 @@ impl OwnedRecord {
         }
         out.extend_from_slice(&own);
         for a in self.attrs.iter().filter(|a| a.stamp != common) {
-            put_stamp(&mut out, &a.stamp);
+            put_record_stamp(&mut out, &a.stamp);
         }
         out
     }
@@ -244,6 +248,51 @@ pub(crate) fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
     ] {
         put_varint(out, v);
     }
+}
+
+/// A stamp in a version-3 record: a change made here drops the originating USN (equal to
+/// the local one) and the invocation (0).
+fn put_record_stamp(out: &mut Vec<u8>, s: &Stamp) {
+    // A version beyond 2^63 - 1 (one change a nanosecond for 292 years) is kept at that.
+    let version = s.version.min(u64::MAX >> 1) << 1;
+    if s.orig_usn == s.local_usn && s.orig_invocation == 0 {
+        put_varint(out, version | 1);
+        put_varint(out, s.local_usn);
+        put_varint(out, s.orig_time);
+    } else {
+        put_varint(out, version);
+        put_varint(out, s.local_usn);
+        put_varint(out, s.orig_usn);
+        put_varint(out, s.orig_time);
+        put_varint(out, s.orig_invocation);
+    }
+}
+
+fn get_record_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
+    let mut next =
+        || get_varint(bytes, pos).ok_or_else(|| DbError::corrupt("record stamps truncated"));
+    let head = next()?;
+    let local_usn = next()?;
+    if head & 1 == 1 {
+        let orig_time = next()?;
+        return Ok(Stamp {
+            version: head >> 1,
+            local_usn,
+            orig_usn: local_usn,
+            orig_time,
+            orig_invocation: 0,
+        });
+    }
+    let orig_usn = next()?;
+    let orig_time = next()?;
+    let orig_invocation = next()?;
+    Ok(Stamp {
+        version: head >> 1,
+        local_usn,
+        orig_usn,
+        orig_time,
+        orig_invocation,
+    })
 }
 
 pub(crate) fn get_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
@@ -441,10 +490,10 @@ impl<'a> RecordView<'a> {
     /// The replication stamps, in directory order.
     pub fn stamps(&self) -> DbResult<Vec<Stamp>> {
         let mut pos = self.stamps_at;
-        let common = get_stamp(self.bytes, &mut pos)?;
         let n = self.len();
         let mut out = Vec::with_capacity(n);
         if self.version >= 3 {
+            let common = get_record_stamp(self.bytes, &mut pos)?;
             let own = self
                 .bytes
                 .get(pos..pos.saturating_add(n.div_ceil(8)))
@@ -452,13 +501,14 @@ impl<'a> RecordView<'a> {
             pos += own.len();
             for i in 0..n {
                 out.push(if own[i / 8] & (1 << (i % 8)) != 0 {
-                    get_stamp(self.bytes, &mut pos)?
+                    get_record_stamp(self.bytes, &mut pos)?
                 } else {
                     common
                 });
             }
             return Ok(out);
         }
+        let common = get_stamp(self.bytes, &mut pos)?;
         for _ in 0..n {
             let tag = *self
                 .bytes
@@ -635,6 +685,32 @@ mod tests {
         assert!(v.attr(4).is_none());
         assert_eq!(v.attr(1).unwrap().values().count(), 2);
         assert_eq!(v.to_owned_record().unwrap(), r);
+    }
+
+    #[test]
+    fn stamps_made_elsewhere_keep_every_field() {
+        let mut r = sample();
+        r.attrs[1].stamp = Stamp {
+            version: 9,
+            local_usn: 40,
+            orig_usn: 3_000_000_000,
+            orig_time: 1_800_000_000,
+            orig_invocation: 5,
+        };
+        r.attrs[2].stamp = Stamp {
+            version: 2,
+            local_usn: 41,
+            orig_usn: 41,
+            orig_time: 1_800_000_001,
+            orig_invocation: 0,
+        };
+        let bytes = r.encode();
+        let v = RecordView::parse(&bytes).unwrap();
+        assert_eq!(v.to_owned_record().unwrap(), r);
+        assert_eq!(
+            v.stamps().unwrap(),
+            r.attrs.iter().map(|a| a.stamp).collect::<Vec<_>>()
+        );
     }
 
     #[test]
