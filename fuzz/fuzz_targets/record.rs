@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         let mut n = 0u32;
         for v in a.values() {
             n += 1;
-            let _ = (v.raw.len(), v.norm.len());
+            let _ = (v.raw.len(), v.norm().len());
         }
         assert!(n <= a.count);
         let _ = a.values_checked();

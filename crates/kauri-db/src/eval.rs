@@ -514,15 +514,15 @@ pub fn eval(
             Tri::Undefined => Tri::Undefined,
         },
         Compiled::Eq { attr, norm } => match rec.attr(*attr) {
-            Some(a) => Tri::from_bool(a.values().any(|v| v.norm == norm.as_slice())),
+            Some(a) => Tri::from_bool(a.values().any(|v| v.norm_eq(norm))),
             None => Tri::False,
         },
         Compiled::Ge { attr, norm } => match rec.attr(*attr) {
-            Some(a) => Tri::from_bool(a.values().any(|v| v.norm >= norm.as_slice())),
+            Some(a) => Tri::from_bool(a.values().any(|v| v.norm_cmp(norm).is_ge())),
             None => Tri::False,
         },
         Compiled::Le { attr, norm } => match rec.attr(*attr) {
-            Some(a) => Tri::from_bool(a.values().any(|v| v.norm <= norm.as_slice())),
+            Some(a) => Tri::from_bool(a.values().any(|v| v.norm_cmp(norm).is_le())),
             None => Tri::False,
         },
         Compiled::Sub {
@@ -533,13 +533,16 @@ pub fn eval(
         } => match rec.attr(*attr) {
             Some(a) => Tri::from_bool(
                 a.values()
-                    .any(|v| sub_matches(v.norm, initial, any, final_)),
+                    .any(|v| sub_matches(&v.norm(), initial, any, final_)),
             ),
             None => Tri::False,
         },
         Compiled::Present { attr } => Tri::from_bool(rec.attr(*attr).is_some()),
         Compiled::Ext { attr, rule } => match rec.attr(*attr) {
-            Some(a) => any_value(a.values().map(|v| ext_value_matches(rule, v.raw, v.norm))),
+            Some(a) => any_value(
+                a.values()
+                    .map(|v| ext_value_matches(rule, v.raw, &v.norm())),
+            ),
             None => Tri::False,
         },
         Compiled::ExtDn { m, attr } => eval_ext_dn(m, *attr, rec, cfg, res, dn_avas),
@@ -582,7 +585,8 @@ fn eval_ext_dn(
             let lower = name.to_ascii_lowercase();
             match (rule_for(&lower), rec.attr(id)) {
                 (Some(rule), Some(a)) => results.push(any_value(
-                    a.values().map(|v| ext_value_matches(&rule, v.raw, v.norm)),
+                    a.values()
+                        .map(|v| ext_value_matches(&rule, v.raw, &v.norm())),
                 )),
                 (None, _) => results.push(Tri::Undefined),
                 _ => {}
@@ -596,7 +600,8 @@ fn eval_ext_dn(
                 };
                 if let Some(rule) = rule_for(&lower) {
                     results.push(any_value(
-                        a.values().map(|v| ext_value_matches(&rule, v.raw, v.norm)),
+                        a.values()
+                            .map(|v| ext_value_matches(&rule, v.raw, &v.norm())),
                     ));
                 }
             }

@@ -301,7 +301,7 @@ fn eq_ids<R: ReadTxn>(
         let holds = !cut
             || matches!(record(kv, id), Ok(Some(rec)) if rec
                 .attr(aid)
-                .is_some_and(|a| a.values().any(|v| v.norm == norm.as_ref())));
+                .is_some_and(|a| a.values().any(|v| v.norm_eq(&norm))));
         if holds {
             out.push(id);
         }

@@ -20,6 +20,9 @@
 //!                    the own stamp of each attribute whose bit is set, in directory order
 //! ```
 //!
+//! Zero bytes may follow the stamps: room left for the record to grow in place
+//! ([`with_room`]); readers ignore them.
+//!
 //! A stamp in a version-3 record is `varint (version << 1 | L)`, `varint local USN`, then,
 //! when `L` is 0, `varint originating USN`; then `varint originating time` (Unix seconds);
 //! then, when `L` is 0, `varint originating invocation`. `L` = 1 says the change was made
@@ -32,8 +35,9 @@
 //!
 //! At its offset, an attribute holds `varint count`, `u8 flags` and its values back to
 //! back as `varint len, raw bytes`; when the flag [`ATTR_HAS_NORM`] is set, each raw value
-//! is followed by `varint tag` and, if `tag > 0`, `tag - 1` bytes of the normalized form
-//! (tag 0: the normalized form equals the raw value). Normalized forms are computed once,
+//! is followed by `varint tag`: 0, the normalized form equals the raw value; 1, it is the
+//! raw value with ASCII letters lowercased (a name, a DN); `t >= 2`, `t - 2` bytes of
+//! normalized form follow. (Version 2 had no tag 1: `t > 0` meant `t - 1` bytes.) Normalized forms are computed once,
 //! at write time, so the read path compares bytes and never case-folds stored data.
 //!
 //! The fixed-size directory lets a reader find one attribute by binary search and decode
@@ -41,6 +45,8 @@
 //!
 //! A future format raises the version byte; readers refuse versions they do not know
 //! ([`crate::DbError::UnsupportedFormat`]), and the database-wide version lives in `meta`.
+
+use std::borrow::Cow;
 
 use crate::error::{DbError, DbResult};
 use crate::keys::{get_varint, put_varint};
@@ -170,8 +176,9 @@ impl OwnedRecord {
                 area.extend_from_slice(&v.raw);
                 if has_norm {
                     match &v.norm {
+                        Some(n) if is_ascii_lower_of(n, &v.raw) => area.push(1),
                         Some(n) => {
-                            put_varint(&mut area, n.len() as u64 + 1);
+                            put_varint(&mut area, n.len() as u64 + 2);
                             area.extend_from_slice(n);
                         }
                         None => area.push(0),
@@ -238,6 +245,24 @@ impl OwnedRecord {
     }
 }
 
+/// The bytes to store for an encoded record: followed by zeros, room for the record to grow
+/// in place. A record written for the first time (`stored` is `None`), or one that outgrew
+/// its room, gets an eighth of its size; a rewritten record that still fits keeps the size
+/// it had, so LMDB overwrites it where it is instead of moving it, and a page packed full by
+/// a bulk of adds is not split when its records gain a value (a first logon writes
+/// `lastLogonTimestamp` into every user).
+pub fn with_room(mut encoded: Vec<u8>, stored: Option<usize>) -> Vec<u8> {
+    let len = encoded.len();
+    let fresh = len + len / 8;
+    let target = match stored {
+        // Keep the old size unless the record has shrunk far below it.
+        Some(old) if old >= len && old <= fresh + len / 8 => old,
+        _ => fresh,
+    };
+    encoded.resize(target, 0);
+    encoded
+}
+
 pub(crate) fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
     for v in [
         s.version,
@@ -250,17 +275,39 @@ pub(crate) fn put_stamp(out: &mut Vec<u8>, s: &Stamp) {
     }
 }
 
+/// `version << 1 | local` as a varint of up to 65 bits (ten bytes at most).
+fn put_stamp_head(out: &mut Vec<u8>, version: u64, local: bool) {
+    let mut v = u128::from(version) << 1 | u128::from(local);
+    while v >= 0x80 {
+        out.push((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads what [`put_stamp_head`] wrote: the version and the local flag.
+fn get_stamp_head(bytes: &[u8], pos: &mut usize) -> Option<(u64, bool)> {
+    let mut v: u128 = 0;
+    for shift in (0..70).step_by(7) {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        v |= u128::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some((u64::try_from(v >> 1).ok()?, v & 1 == 1));
+        }
+    }
+    None
+}
+
 /// A stamp in a version-3 record: a change made here drops the originating USN (equal to
 /// the local one) and the invocation (0).
 fn put_record_stamp(out: &mut Vec<u8>, s: &Stamp) {
-    // A version beyond 2^63 - 1 (one change a nanosecond for 292 years) is kept at that.
-    let version = s.version.min(u64::MAX >> 1) << 1;
     if s.orig_usn == s.local_usn && s.orig_invocation == 0 {
-        put_varint(out, version | 1);
+        put_stamp_head(out, s.version, true);
         put_varint(out, s.local_usn);
         put_varint(out, s.orig_time);
     } else {
-        put_varint(out, version);
+        put_stamp_head(out, s.version, false);
         put_varint(out, s.local_usn);
         put_varint(out, s.orig_usn);
         put_varint(out, s.orig_time);
@@ -269,14 +316,14 @@ fn put_record_stamp(out: &mut Vec<u8>, s: &Stamp) {
 }
 
 fn get_record_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
-    let mut next =
-        || get_varint(bytes, pos).ok_or_else(|| DbError::corrupt("record stamps truncated"));
-    let head = next()?;
+    let truncated = || DbError::corrupt("record stamps truncated");
+    let (version, local) = get_stamp_head(bytes, pos).ok_or_else(truncated)?;
+    let mut next = || get_varint(bytes, pos).ok_or_else(truncated);
     let local_usn = next()?;
-    if head & 1 == 1 {
+    if local {
         let orig_time = next()?;
         return Ok(Stamp {
-            version: head >> 1,
+            version,
             local_usn,
             orig_usn: local_usn,
             orig_time,
@@ -287,7 +334,7 @@ fn get_record_stamp(bytes: &[u8], pos: &mut usize) -> DbResult<Stamp> {
     let orig_time = next()?;
     let orig_invocation = next()?;
     Ok(Stamp {
-        version: head >> 1,
+        version,
         local_usn,
         orig_usn,
         orig_time,
@@ -332,16 +379,80 @@ pub struct AttrView<'a> {
     /// Number of values.
     pub count: u32,
     has_norm: bool,
+    /// The record's version, which decides how normalized forms are tagged.
+    version: u8,
     data: &'a [u8],
 }
 
-/// One value of an [`AttrView`]: raw and normalized bytes, both borrowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a value's normalized form is kept.
+#[derive(Debug, Clone, Copy)]
+enum NormForm<'a> {
+    /// These bytes (the raw value itself when normalization changes nothing).
+    Bytes(&'a [u8]),
+    /// The raw value with its ASCII letters lowercased.
+    AsciiLower,
+}
+
+/// One value of an [`AttrView`]: the raw bytes, borrowed, and the normalized form, borrowed
+/// or (for a value stored as "the raw value lowercased") derived when asked for.
+#[derive(Debug, Clone, Copy)]
 pub struct ValueView<'a> {
     /// As the client gave it.
     pub raw: &'a [u8],
-    /// Normalized form (equal to `raw` when normalization changes nothing).
-    pub norm: &'a [u8],
+    form: NormForm<'a>,
+}
+
+impl<'a> ValueView<'a> {
+    /// A value whose normalized form is given.
+    pub fn new(raw: &'a [u8], norm: &'a [u8]) -> ValueView<'a> {
+        ValueView {
+            raw,
+            form: NormForm::Bytes(norm),
+        }
+    }
+
+    /// The normalized form (equal to `raw` when normalization changes nothing).
+    pub fn norm(&self) -> Cow<'a, [u8]> {
+        match self.form {
+            NormForm::Bytes(b) => Cow::Borrowed(b),
+            NormForm::AsciiLower => Cow::Owned(self.raw.to_ascii_lowercase()),
+        }
+    }
+
+    /// Whether the normalized form is `other`, without building it.
+    pub fn norm_eq(&self, other: &[u8]) -> bool {
+        self.norm_cmp(other).is_eq()
+    }
+
+    /// The normalized form compared with `other`, without building it.
+    pub fn norm_cmp(&self, other: &[u8]) -> std::cmp::Ordering {
+        match self.form {
+            NormForm::Bytes(b) => b.cmp(other),
+            NormForm::AsciiLower => self
+                .raw
+                .iter()
+                .map(u8::to_ascii_lowercase)
+                .cmp(other.iter().copied()),
+        }
+    }
+}
+
+impl PartialEq for ValueView<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw && self.norm() == other.norm()
+    }
+}
+
+impl Eq for ValueView<'_> {}
+
+/// Whether `norm` is `raw` with its ASCII letters lowercased (and differs from it).
+fn is_ascii_lower_of(norm: &[u8], raw: &[u8]) -> bool {
+    norm.len() == raw.len()
+        && norm != raw
+        && raw
+            .iter()
+            .zip(norm)
+            .all(|(r, n)| r.to_ascii_lowercase() == *n)
 }
 
 impl<'a> RecordView<'a> {
@@ -464,6 +575,7 @@ impl<'a> RecordView<'a> {
             id,
             count,
             has_norm: flags & ATTR_HAS_NORM != 0,
+            version: self.version,
             data: data.get(pos + 1..)?,
         })
     }
@@ -535,9 +647,12 @@ impl<'a> RecordView<'a> {
             let values = a
                 .values_checked()?
                 .into_iter()
-                .map(|v| OwnedValue {
-                    raw: v.raw.to_vec(),
-                    norm: (v.norm != v.raw).then(|| v.norm.to_vec()),
+                .map(|v| {
+                    let norm = v.norm();
+                    OwnedValue {
+                        raw: v.raw.to_vec(),
+                        norm: (*norm != *v.raw).then(|| norm.into_owned()),
+                    }
                 })
                 .collect();
             attrs.push(OwnedAttr {
@@ -566,6 +681,7 @@ impl<'a> AttrView<'a> {
             pos: 0,
             left: self.count,
             has_norm: self.has_norm,
+            version: self.version,
         }
     }
 
@@ -591,6 +707,7 @@ pub struct ValueIter<'a> {
     pos: usize,
     left: u32,
     has_norm: bool,
+    version: u8,
 }
 
 impl<'a> Iterator for ValueIter<'a> {
@@ -603,17 +720,21 @@ impl<'a> Iterator for ValueIter<'a> {
         let len = get_varint(self.data, &mut self.pos)? as usize;
         let raw = self.data.get(self.pos..self.pos.checked_add(len)?)?;
         self.pos += len;
-        let mut norm = raw;
+        let mut form = NormForm::Bytes(raw);
         if self.has_norm {
             let tag = get_varint(self.data, &mut self.pos)? as usize;
-            if tag > 0 {
-                let nlen = tag - 1;
-                norm = self.data.get(self.pos..self.pos.checked_add(nlen)?)?;
+            // Version 3 reserves tag 1 for "lowercased"; its byte counts start at 2.
+            let (lowered, first_len_tag) = if self.version >= 3 { (1, 2) } else { (0, 1) };
+            if tag == lowered && lowered > 0 {
+                form = NormForm::AsciiLower;
+            } else if tag >= first_len_tag {
+                let nlen = tag - first_len_tag;
+                form = NormForm::Bytes(self.data.get(self.pos..self.pos.checked_add(nlen)?)?);
                 self.pos += nlen;
             }
         }
         self.left -= 1;
-        Some(ValueView { raw, norm })
+        Some(ValueView { raw, form })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -681,10 +802,46 @@ mod tests {
         let cn = v.attr(5).unwrap();
         let vals: Vec<_> = cn.values().collect();
         assert_eq!(vals[0].raw, b"Alice Smith");
-        assert_eq!(vals[0].norm, b"alice smith");
+        assert_eq!(vals[0].norm(), &b"alice smith"[..]);
         assert!(v.attr(4).is_none());
         assert_eq!(v.attr(1).unwrap().values().count(), 2);
         assert_eq!(v.to_owned_record().unwrap(), r);
+    }
+
+    #[test]
+    fn room_to_grow_is_kept_and_ignored_by_readers() {
+        let r = sample();
+        let plain = r.encode();
+        let first = with_room(plain.clone(), None);
+        assert_eq!(first.len(), plain.len() + plain.len() / 8);
+        assert_eq!(
+            RecordView::parse(&first)
+                .unwrap()
+                .to_owned_record()
+                .unwrap(),
+            r
+        );
+        // A rewrite that still fits keeps the stored size; one that does not gets new room.
+        assert_eq!(
+            with_room(plain.clone(), Some(first.len())).len(),
+            first.len()
+        );
+        let mut bigger = r.clone();
+        bigger.attrs[0].values.push(OwnedValue {
+            raw: vec![b'x'; first.len()],
+            norm: None,
+        });
+        let grown = with_room(bigger.encode(), Some(first.len()));
+        assert!(grown.len() > first.len());
+        assert_eq!(
+            RecordView::parse(&grown)
+                .unwrap()
+                .to_owned_record()
+                .unwrap(),
+            bigger
+        );
+        // A record that shrank far below its old size gives the space back.
+        assert!(with_room(plain.clone(), Some(plain.len() * 4)).len() < plain.len() * 2);
     }
 
     #[test]
@@ -696,6 +853,13 @@ mod tests {
             orig_usn: 3_000_000_000,
             orig_time: 1_800_000_000,
             orig_invocation: 5,
+        };
+        r.attrs[0].stamp = Stamp {
+            version: u64::MAX,
+            local_usn: 7,
+            orig_usn: 7,
+            orig_time: 1,
+            orig_invocation: 0,
         };
         r.attrs[2].stamp = Stamp {
             version: 2,

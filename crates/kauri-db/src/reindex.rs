@@ -18,7 +18,7 @@ use crate::keys::{
     id_key, meta, presence_key, read_u64_be, split_link_key, tree_key, value_key_into, LINK_FORWARD,
 };
 use crate::read::{self, node_value};
-use crate::record::RecordView;
+use crate::record::{self, RecordView};
 pub use crate::sorter::KeySorter;
 
 /// Records read per batch while streaming.
@@ -46,7 +46,7 @@ pub(crate) fn record_index_keys(
         }
         if flags.has_value_keys() {
             for v in a.values() {
-                value_key_into(&mut key, a.id, v.norm, id, max_key);
+                value_key_into(&mut key, a.id, &v.norm(), id, max_key);
                 out.push(&key);
             }
         }
@@ -232,7 +232,10 @@ impl<B: Backend> Db<B> {
                     }
                 }
                 if dirty {
-                    changed.push((id_key(id), rec.encode()));
+                    changed.push((
+                        id_key(id),
+                        record::with_room(rec.encode(), Some(bytes.len())),
+                    ));
                 }
                 Ok(())
             })?;

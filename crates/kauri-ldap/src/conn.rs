@@ -1800,7 +1800,7 @@ fn compare(
             format!("{attr} is not present"),
         );
     };
-    if a.values().any(|v| v.norm == norm.as_ref()) {
+    if a.values().any(|v| v.norm_eq(&norm)) {
         LdapResult::new(ResultCode::COMPARE_TRUE, "")
     } else {
         LdapResult::new(ResultCode::COMPARE_FALSE, "")

@@ -852,7 +852,7 @@ fn sort_key(v: &kauri_db::record::ValueView<'_>, binary: bool) -> Vec<u8> {
     if binary {
         v.raw.to_vec()
     } else {
-        v.norm.to_vec()
+        v.norm().into_owned()
     }
 }
 
@@ -2016,7 +2016,7 @@ fn extended_dn_text(
         snap.attr_id(name)
             .and_then(|id| rec.attr(id))
             .and_then(|a| a.values().next())
-            .map(|v| v.norm.to_vec())
+            .map(|v| v.norm().into_owned())
     };
     let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
     let mut s = String::new();

@@ -8,10 +8,10 @@ use std::collections::BTreeSet;
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
 use crate::config::LinkRole;
-use crate::db::{T_ENTRIES, T_INDEX, T_LINKS};
+use crate::db::{T_INDEX, T_LINKS};
 use crate::dn::Dn;
 use crate::error::{DbError, DbResult};
-use crate::keys::{id_key, link_key, link_prefix, presence_key, LINK_BACK, LINK_FORWARD};
+use crate::keys::{link_key, link_prefix, presence_key, LINK_BACK, LINK_FORWARD};
 use crate::read;
 use crate::record::{put_stamp, OwnedAttr, OwnedRecord, RecordView, Stamp};
 use crate::reindex::for_each_record;
@@ -297,7 +297,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     }
                 }
             }
-            self.kv.put(T_ENTRIES, &id_key(id), &rec.encode())?;
+            self.put_record(id, &rec)?;
         }
         if moved + dropped > 0 {
             tracing::info!(moved, dropped, "DN values now stored as references");

@@ -28,7 +28,7 @@ use crate::keys::{
     value_prefix, LINK_FORWARD, TERM_CUT,
 };
 use crate::read::{self, node_value};
-use crate::record::{OwnedRecord, OwnedValue, RecordView, Stamp};
+use crate::record::{self, OwnedRecord, OwnedValue, RecordView, Stamp};
 use crate::registry::{self, Registry};
 use crate::sorter::KeySorter;
 use crate::syntax::Syntax;
@@ -550,7 +550,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 match read::record(&self.kv, other)? {
                     Some(rec) => rec
                         .attr(attr)
-                        .is_some_and(|a| a.values().any(|x| x.norm == v.norm())),
+                        .is_some_and(|a| a.values().any(|x| x.norm_eq(v.norm()))),
                     None => false,
                 }
             } else {
@@ -857,7 +857,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.next_id += 1;
         let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
         self.update_indexes(id, None, Some(&rec), &all)?;
-        self.kv.append(T_ENTRIES, &id_key(id), &rec.encode())?;
+        self.kv.append(
+            T_ENTRIES,
+            &id_key(id),
+            &record::with_room(rec.encode(), None),
+        )?;
         self.kv
             .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
         self.kv.put(T_TREE, &tkey, &id_key(id))?;
@@ -1177,8 +1181,15 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             all.insert(a);
         }
         self.update_indexes(id, Some(old), Some(&new), &all)?;
-        self.kv.put(T_ENTRIES, &id_key(id), &new.encode())?;
-        Ok(())
+        self.put_record(id, &new)
+    }
+
+    /// Rewrites a stored record, keeping the size it had when the new form still fits it.
+    pub(crate) fn put_record(&mut self, id: u64, rec: &OwnedRecord) -> DbResult<()> {
+        let key = id_key(id);
+        let stored = self.kv.get(T_ENTRIES, &key)?.map(<[u8]>::len);
+        let bytes = record::with_room(rec.encode(), stored);
+        Ok(self.kv.put(T_ENTRIES, &key, &bytes)?)
     }
 
     // ----- delete ------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ impl<B: Backend> Directory<B> {
                             nc.as_str()
                         };
                         for v in a.values() {
-                            let key = (scope.to_string(), attr, v.norm.to_vec());
+                            let key = (scope.to_string(), attr, v.norm().into_owned());
                             if let Some(first) = unique.get(&key) {
                                 problems.push(format!("{attr} also held by {first}"));
                             } else {
