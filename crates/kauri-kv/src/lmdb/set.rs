@@ -258,9 +258,9 @@ pub(crate) fn remove(
     db.delete_one_duplicate(txn, head, tail)
 }
 
-/// Writes ascending keys that follow every key of the table: a new head is appended
-/// (`MDB_APPEND`), and the following suffixes of that head too (`MDB_APPENDDUP`); a key out
-/// of order falls back to [`insert`].
+/// Writes ascending keys that follow every key of the table through one cursor: a new head
+/// is appended (`MDB_APPEND`), and the following suffixes of that head too
+/// (`MDB_APPENDDUP`); a key out of order falls back to [`insert`].
 pub(crate) fn write_batch<'b>(
     txn: &mut RwTxn<'_>,
     db: Db<'_>,
@@ -268,28 +268,41 @@ pub(crate) fn write_batch<'b>(
     n: usize,
     pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
 ) -> heed::Result<()> {
-    // The head this batch appended last and its greatest suffix so far.
-    let mut open: Option<(&[u8], &[u8])> = None;
-    for i in 0..n {
-        let (key, _) = pair(i);
-        let (head, tail) = split(key, suffix);
-        let appended = match open {
-            Some((h, t)) if h == head && tail > t => {
-                db.put_with_flags(txn, PutFlags::APPEND_DUP, head, tail)?;
-                true
+    let mut i = 0;
+    while i < n {
+        let mut out_of_order = None;
+        {
+            let mut cursor = db.iter_mut(txn)?;
+            // The head this cursor appended last and its greatest suffix so far.
+            let mut open: Option<(&[u8], &[u8])> = None;
+            while i < n {
+                let (head, tail) = split(pair(i).0, suffix);
+                let flags = match open {
+                    Some((h, t)) if h == head && tail > t => PutFlags::APPEND_DUP,
+                    Some((h, _)) if h == head => {
+                        out_of_order = Some(i);
+                        break;
+                    }
+                    _ => PutFlags::APPEND,
+                };
+                // SAFETY: no reference obtained through this cursor or transaction is held
+                // while it writes; `head` and `tail` belong to the caller.
+                match unsafe { cursor.put_current_with_options::<Bytes>(flags, head, tail) } {
+                    Ok(()) => {
+                        open = Some((head, tail));
+                        i += 1;
+                    }
+                    Err(heed::Error::Mdb(MdbError::KeyExist)) => {
+                        out_of_order = Some(i);
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
-            Some((h, _)) if h == head => false,
-            _ => match db.put_with_flags(txn, PutFlags::APPEND, head, tail) {
-                Ok(()) => true,
-                Err(heed::Error::Mdb(MdbError::KeyExist)) => false,
-                Err(e) => return Err(e),
-            },
-        };
-        if appended {
-            open = Some((head, tail));
-        } else {
-            insert(txn, db, key, suffix)?;
-            open = None;
+        }
+        if let Some(j) = out_of_order {
+            insert(txn, db, pair(j).0, suffix)?;
+            i = j + 1;
         }
     }
     Ok(())
