@@ -212,6 +212,42 @@ fn copy_to_makes_a_usable_copy() {
     drop(snapshot);
 }
 
+#[test]
+fn compaction_gives_free_pages_back_and_waits_for_a_closed_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs: Vec<kauri_kv::TableSpec> = TABLES
+        .iter()
+        .map(|t| kauri_kv::TableSpec::plain(t))
+        .collect();
+    let b = LmdbBackend::open(dir.path(), TABLES, options_small()).unwrap();
+    let mut w = b.write().unwrap();
+    for i in 0..20_000u32 {
+        w.put(DATA, &i.to_be_bytes(), &[7u8; 100]).unwrap();
+    }
+    w.commit().unwrap();
+    let mut w = b.write().unwrap();
+    for i in 0..19_000u32 {
+        w.delete(DATA, &i.to_be_bytes()).unwrap();
+    }
+    w.commit().unwrap();
+    // Open here, so not for the taking.
+    let e = LmdbBackend::compact(dir.path(), &specs, options_small()).unwrap_err();
+    assert!(e.to_string().contains("open in another process"), "{e}");
+    drop(b);
+    let (before, after) = LmdbBackend::compact(dir.path(), &specs, options_small()).unwrap();
+    assert!(after * 4 < before, "{before} -> {after}");
+    let b = LmdbBackend::open(dir.path(), TABLES, options_small()).unwrap();
+    let r = b.read().unwrap();
+    let keys: Vec<Vec<u8>> = r
+        .range(DATA, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .map(|p| p.unwrap().0.into_owned())
+        .collect();
+    assert_eq!(keys.len(), 1000);
+    assert_eq!(keys[0], 19_000u32.to_be_bytes());
+    assert!(!dir.path().join("compact.tmp").exists());
+}
+
 const GROW_CHILD_ENV: &str = "KAURI_KV_GROW_CHILD_DIR";
 
 #[test]

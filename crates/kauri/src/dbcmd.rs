@@ -1,4 +1,5 @@
-//! `kauri db …`: care of a local database — statistics, re-index and consistency check.
+//! `kauri db …`: care of a local database — statistics, re-index, consistency check and
+//! compaction.
 
 use std::path::Path;
 
@@ -215,6 +216,39 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
                 m(t.pages * page)
             );
         }
+    }
+    Ok(())
+}
+
+/// `kauri db compact`: the database file rewritten without its free pages (after an upgrade,
+/// a re-index or mass deletions the file keeps its high-water mark; LMDB reuses free pages
+/// but never shrinks the file). Opens the database first, so pending upgrades run before.
+pub fn compact(dir: &Path, json: bool) -> Result<()> {
+    let (_, db_dir) = locate(dir)?;
+    drop(open_existing(dir)?);
+    let spinner = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner().with_message(format!("compacting {}", db_dir.display()))
+    };
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let (before, after) =
+        LmdbBackend::compact(&db_dir, kauri_db::db::TABLE_SPECS, LmdbOptions::default())
+            .with_context(|| format!("compacting {}", db_dir.display()))?;
+    spinner.finish_and_clear();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"path": db_dir.display().to_string(), "bytes_before": before, "bytes_after": after})
+        );
+    } else {
+        let m = |b: u64| b as f64 / 1048576.0;
+        println!(
+            "compacted {}: {:.1} MiB -> {:.1} MiB",
+            db_dir.display(),
+            m(before),
+            m(after)
+        );
     }
     Ok(())
 }

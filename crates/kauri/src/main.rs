@@ -383,6 +383,15 @@ enum DbCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Rewrite the database file without its free pages (offline: stop the server first).
+    Compact {
+        /// The database folder.
+        #[arg(short = 'H', long = "data")]
+        data: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Prints benchmark reports as JSON or as the Markdown tables BENCHMARKS.md holds.
@@ -598,6 +607,7 @@ fn run() -> Result<()> {
             DbCommand::Reindex { data, json } => dbcmd::reindex(&data, json)?,
             DbCommand::Check { data, fix, json } => check_or_exit(&data, fix, json)?,
             DbCommand::Stats { data, json } => dbcmd::stats(&data, json)?,
+            DbCommand::Compact { data, json } => dbcmd::compact(&data, json)?,
         },
         Command::Dbcheck { data, fix, json } => check_or_exit(&data, fix, json)?,
         Command::Reindex { data, json } => dbcmd::reindex(&data, json)?,

@@ -44,6 +44,16 @@ fn a_format_2_domain_is_upgraded_on_first_open() {
     assert_eq!(check["records"], 1899, "{check}");
     assert_eq!(stored_format(&data.join("db")), STORE_FORMAT);
 
+    // The upgrade rewrote records and indexes; compaction gives the freed pages back.
+    let compacted = json(&ok(&["db", "compact", "-H", d, "--json"]));
+    let (before, after) = (
+        compacted["bytes_before"].as_u64().unwrap(),
+        compacted["bytes_after"].as_u64().unwrap(),
+    );
+    assert!(after < before, "{compacted}");
+    let check = json(&ok(&["dbcheck", "--data", d, "--json"]));
+    assert_eq!(check["clean"], true, "{check}");
+
     // Searches through the upgraded indexes: equality, presence, links and the hierarchy.
     let members = json(&ok(&[
         "group",
@@ -88,6 +98,14 @@ fn a_format_2_domain_is_upgraded_on_first_open() {
 
     let mut server = serve(&data);
     let url = server.ldap();
+    // Not while the server has the database open.
+    let size = std::fs::metadata(data.join("db/data.mdb")).unwrap().len();
+    let err = fails(&["db", "compact", "-H", d]);
+    assert!(err.contains("open in another process"), "{err}");
+    assert_eq!(
+        std::fs::metadata(data.join("db/data.mdb")).unwrap().len(),
+        size
+    );
     for user in ["ann", "cai", "dee"] {
         let upn = format!("{user}@fixture.example.test");
         let who = whoami(&url, &upn, USER_PASSWORD).unwrap();

@@ -59,6 +59,7 @@ use crate::{
     KvResult, ReadTxn, TableId, TableShape, TableSpec, WriteTxn, MAX_KEY_LEN,
 };
 
+mod lock;
 mod set;
 pub use set::SetIter;
 
@@ -148,6 +149,8 @@ pub struct LmdbBackend {
     page_size: usize,
     replay_limit: usize,
     path: PathBuf,
+    /// The shared hold on `kauri.lock`, for as long as the store is open.
+    _lock: Option<lock::StoreLock>,
 }
 
 impl std::fmt::Debug for LmdbBackend {
@@ -502,6 +505,74 @@ impl LmdbBackend {
             reason,
         };
         fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
+        let held = lock::try_lock(dir, lock::Mode::Shared)
+            .map_err(|e| open_err(format!("kauri.lock: {e}")))?
+            .ok_or_else(|| open_err("the store is being compacted by another process".into()))?;
+        LmdbBackend::open_locked(dir, tables, options, Some(held))
+    }
+
+    /// Rewrites the store's file without its free pages, as AD's offline defragmentation
+    /// does: a compacted copy is written beside `data.mdb` and renamed over it. The store
+    /// must be closed everywhere (a running server refuses it); returns the file's size
+    /// before and after, in bytes.
+    pub fn compact(
+        dir: &Path,
+        tables: &[TableSpec<'_>],
+        options: LmdbOptions,
+    ) -> KvResult<(u64, u64)> {
+        let open_err = |reason: String| KvError::Open {
+            path: dir.display().to_string(),
+            reason,
+        };
+        let data = dir.join("data.mdb");
+        let before = fs::metadata(&data)
+            .map_err(|e| open_err(format!("data.mdb: {e}")))?
+            .len();
+        let _exclusive = lock::try_lock(dir, lock::Mode::Exclusive)
+            .map_err(|e| open_err(format!("kauri.lock: {e}")))?
+            .ok_or_else(|| {
+                open_err(
+                    "the store is open in another process (a running server?); stop it \
+                     before compacting"
+                        .into(),
+                )
+            })?;
+        let scratch = dir.join("compact.tmp");
+        let io = |e: std::io::Error| KvError::Storage(format!("compacting: {e}"));
+        if scratch.exists() {
+            fs::remove_dir_all(&scratch).map_err(io)?;
+        }
+        {
+            let store = LmdbBackend::open_locked(dir, tables, options, None)?;
+            store.copy_to(&scratch, true)?;
+        }
+        let copy = scratch.join("data.mdb");
+        fs::File::open(&copy)
+            .and_then(|f| f.sync_all())
+            .map_err(io)?;
+        fs::rename(&copy, &data).map_err(io)?;
+        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        fs::remove_dir_all(&scratch).map_err(io)?;
+        // LMDB's lock file describes the old file's readers; no process has it open now.
+        match fs::remove_file(dir.join("lock.mdb")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+            _ => {}
+        }
+        let after = fs::metadata(&data).map_err(io)?.len();
+        tracing::info!(before, after, path = %dir.display(), "compacted the store");
+        Ok((before, after))
+    }
+
+    fn open_locked(
+        dir: &Path,
+        tables: &[TableSpec<'_>],
+        options: LmdbOptions,
+        held: Option<lock::StoreLock>,
+    ) -> KvResult<LmdbBackend> {
+        let open_err = |reason: String| KvError::Open {
+            path: dir.display().to_string(),
+            reason,
+        };
         // A damaged file must be refused before LMDB maps it: reading past the end of a
         // truncated map kills the process with SIGBUS.
         check_data_file(&dir.join("data.mdb")).map_err(open_err)?;
@@ -595,6 +666,7 @@ impl LmdbBackend {
             page_size,
             replay_limit: options.replay_limit,
             path: dir.to_path_buf(),
+            _lock: held,
         })
     }
 
