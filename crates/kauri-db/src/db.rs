@@ -36,7 +36,8 @@ pub const TABLE_SPECS: &[TableSpec<'static>] = &[
 /// record's own version byte is [`crate::record::FORMAT_VERSION`].
 ///
 /// - 2: linked attributes in the `links` table.
-/// - 3: `index` is a set table (ids as sorted duplicates of their value key in LMDB).
+/// - 3: `index` is a set table (ids as sorted duplicates of their value key in LMDB);
+///   records of version 3; integers and times normalized in 1 to 9 bytes.
 pub const STORE_FORMAT: u32 = 3;
 /// The oldest storage format this build upgrades on open.
 pub const OLDEST_UPGRADABLE_FORMAT: u32 = 2;
@@ -59,7 +60,10 @@ pub const T_LINKS: TableId = 5;
 fn upgrade_step<W: WriteTxn>(w: &mut W, from: u32) -> DbResult<()> {
     match from {
         // 2 → 3: `index` became a set table. Its keys are the same; the key-value layer
-        // moved them into the set form when it opened the table with `TABLE_SPECS`.
+        // moved them into the set form when it opened the table with `TABLE_SPECS`. The
+        // records and integer forms follow through the syntax fingerprint: the open that
+        // runs this step normalizes every record again (rewriting it in version 3) and
+        // re-indexes.
         2 => {}
         other => {
             return Err(DbError::UnsupportedFormat {

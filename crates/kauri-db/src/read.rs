@@ -528,18 +528,23 @@ impl<'d, B: Backend> DbRead<'d, B> {
             .kv
             .get(T_LINKS, &link_key(kind, id, key_attr, target))?
             .is_some();
-        let any = found
-            || self
-                .kv
-                .prefix(
-                    T_LINKS,
-                    &link_prefix(kind, id, key_attr),
-                    Direction::Forward,
-                )?
-                .next()
-                .transpose()?
-                .is_some();
+        let any = found || self.has_links(kind, id, key_attr)?;
         Ok(Some((found, any)))
+    }
+
+    /// Whether `id` has any link keyed under `key_attr` in direction `kind`: one seek into
+    /// the entry's own run.
+    fn has_links(&self, kind: u8, id: u64, key_attr: u32) -> DbResult<bool> {
+        Ok(self
+            .kv
+            .prefix(
+                T_LINKS,
+                &link_prefix(kind, id, key_attr),
+                Direction::Forward,
+            )?
+            .next()
+            .transpose()?
+            .is_some())
     }
 
     /// The attribute id a link keyed under `forward` shows as, read in direction `kind`
@@ -759,16 +764,7 @@ impl<B: Backend> AttrNames for DbRead<'_, B> {
         // The entry's own run of links says it in one seek; the presence key would sit in
         // the long id run of the attribute's presence set.
         match self.link_key_attr(attr) {
-            Some((kind, key_attr)) => matches!(
-                self.kv
-                    .prefix(
-                        T_LINKS,
-                        &link_prefix(kind, id, key_attr),
-                        Direction::Forward
-                    )
-                    .map(|mut it| it.next()),
-                Ok(Some(Ok(_)))
-            ),
+            Some((kind, key_attr)) => matches!(self.has_links(kind, id, key_attr), Ok(true)),
             None => matches!(self.kv.get(T_INDEX, &presence_key(attr, id)), Ok(Some(_))),
         }
     }

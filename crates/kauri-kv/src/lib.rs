@@ -140,9 +140,9 @@ pub struct TableSpec<'a> {
     pub shape: TableShape,
 }
 
-impl TableSpec<'static> {
+impl<'a> TableSpec<'a> {
     /// A table without a particular shape.
-    pub const fn plain(name: &'static str) -> TableSpec<'static> {
+    pub const fn plain(name: &'a str) -> TableSpec<'a> {
         TableSpec {
             name,
             shape: TableShape::Plain,
@@ -150,7 +150,7 @@ impl TableSpec<'static> {
     }
 
     /// A set of keys ending in a `suffix`-byte id (see [`TableShape::Set`]).
-    pub const fn set(name: &'static str, suffix: usize) -> TableSpec<'static> {
+    pub const fn set(name: &'a str, suffix: usize) -> TableSpec<'a> {
         TableSpec {
             name,
             shape: TableShape::Set { suffix },

@@ -247,13 +247,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         if linked.is_empty() {
             return Ok(0);
         }
-        let mut found: Vec<(u64, OwnedRecord)> = Vec::new();
+        let mut found: Vec<(u64, OwnedRecord, usize)> = Vec::new();
         let mut last = None;
         loop {
             let next = for_each_record(&self.kv, last, 4096, |id, bytes| {
                 let rec = RecordView::parse(bytes)?;
                 if rec.attrs().any(|a| linked.contains(&a.id) && a.count > 0) {
-                    found.push((id, rec.to_owned_record()?));
+                    found.push((id, rec.to_owned_record()?, bytes.len()));
                 }
                 Ok(())
             })?;
@@ -264,7 +264,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
         let max = self.cfg.max_index_key_len;
         let (mut moved, mut dropped) = (0u64, 0u64);
-        for (id, mut rec) in found {
+        for (id, mut rec, stored) in found {
             let (taken, kept): (Vec<OwnedAttr>, Vec<OwnedAttr>) = std::mem::take(&mut rec.attrs)
                 .into_iter()
                 .partition(|a| linked.contains(&a.id));
@@ -297,7 +297,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     }
                 }
             }
-            self.put_record(id, &rec)?;
+            self.put_record(id, &rec, stored)?;
         }
         if moved + dropped > 0 {
             tracing::info!(moved, dropped, "DN values now stored as references");

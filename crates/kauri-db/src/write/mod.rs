@@ -654,9 +654,17 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     }
 
     fn load(&self, id: u64) -> DbResult<OwnedRecord> {
-        let rec = read::record(&self.kv, id)?
+        Ok(self.load_stored(id)?.0)
+    }
+
+    /// A record and the size it is stored with (its room to grow included), which a
+    /// rewrite keeps when the new form fits.
+    fn load_stored(&self, id: u64) -> DbResult<(OwnedRecord, usize)> {
+        let bytes = self
+            .kv
+            .get(T_ENTRIES, &id_key(id))?
             .ok_or_else(|| DbError::corrupt(format!("record {id} missing")))?;
-        rec.to_owned_record()
+        Ok((RecordView::parse(bytes)?.to_owned_record()?, bytes.len()))
     }
 
     fn resolve(&self, dn: &Dn) -> DbResult<u64> {
@@ -908,7 +916,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     fn modify_inner(&mut self, dn: &Dn, mods: &[Modification], permissive: bool) -> DbResult<()> {
         let id = self.resolve(dn)?;
-        let old = self.load(id)?;
+        let (old, stored) = self.load_stored(id)?;
         let mut new = old.clone();
         let mut touched = BTreeSet::new();
         let mut links_changed = false;
@@ -1053,7 +1061,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
         }
         new.drop_empty();
-        self.finish_change(id, &old, new, touched, links_changed)
+        self.finish_change(id, &old, stored, new, touched, links_changed)
     }
 
     /// One modification of a forward link attribute; returns whether a link changed.
@@ -1156,6 +1164,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         &mut self,
         id: u64,
         old: &OwnedRecord,
+        stored: usize,
         mut new: OwnedRecord,
         touched: BTreeSet<u32>,
         links_changed: bool,
@@ -1181,15 +1190,14 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             all.insert(a);
         }
         self.update_indexes(id, Some(old), Some(&new), &all)?;
-        self.put_record(id, &new)
+        self.put_record(id, &new, stored)
     }
 
-    /// Rewrites a stored record, keeping the size it had when the new form still fits it.
-    pub(crate) fn put_record(&mut self, id: u64, rec: &OwnedRecord) -> DbResult<()> {
-        let key = id_key(id);
-        let stored = self.kv.get(T_ENTRIES, &key)?.map(<[u8]>::len);
-        let bytes = record::with_room(rec.encode(), stored);
-        Ok(self.kv.put(T_ENTRIES, &key, &bytes)?)
+    /// Rewrites a record stored with `stored` bytes, keeping that size when the new form
+    /// still fits it.
+    pub(crate) fn put_record(&mut self, id: u64, rec: &OwnedRecord, stored: usize) -> DbResult<()> {
+        let bytes = record::with_room(rec.encode(), Some(stored));
+        Ok(self.kv.put(T_ENTRIES, &id_key(id), &bytes)?)
     }
 
     // ----- delete ------------------------------------------------------------------------------
@@ -1233,9 +1241,9 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Moves an entry's changed-USN because one of its linked values went away with
     /// another entry.
     pub fn touch(&mut self, id: u64) -> DbResult<()> {
-        let old = self.load(id)?;
+        let (old, stored) = self.load_stored(id)?;
         let new = old.clone();
-        self.finish_change(id, &old, new, BTreeSet::new(), true)
+        self.finish_change(id, &old, stored, new, BTreeSet::new(), true)
     }
 
     fn remove_record(&mut self, id: u64) -> DbResult<()> {
@@ -1276,7 +1284,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     ) -> DbResult<()> {
         let max = self.cfg.max_index_key_len;
         let id = self.resolve(dn)?;
-        let old = self.load(id)?;
+        let (old, stored) = self.load_stored(id)?;
         let old_rdn = dn
             .rdn()
             .cloned()
@@ -1340,7 +1348,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         if delete_old_rdn {
             self.drop_old_rdn_values(&mut new, &old_rdn, new_rdn, &mut touched)?;
         }
-        self.finish_change(id, &old, new, touched, false)
+        self.finish_change(id, &old, stored, new, touched, false)
     }
 
     /// Removes the values of `old_rdn` that `new_rdn` does not keep.
@@ -1391,7 +1399,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     fn rename_nc_inner(&mut self, dn: &Dn, new_dn: &Dn) -> DbResult<()> {
         let max = self.cfg.max_index_key_len;
         let id = self.resolve(dn)?;
-        let old = self.load(id)?;
+        let (old, stored) = self.load_stored(id)?;
         if old.parent != 0 {
             return Err(DbError::UnwillingToPerform(format!(
                 "{dn} is not a naming context"
@@ -1417,7 +1425,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         new.rdn = text;
         let mut touched = self.ensure_rdn_values(&mut new, &new_rdn)?;
         self.drop_old_rdn_values(&mut new, &old_rdn, &new_rdn, &mut touched)?;
-        self.finish_change(id, &old, new, touched, false)
+        self.finish_change(id, &old, stored, new, touched, false)
     }
 
     // ----- bulk loading ------------------------------------------------------------------------

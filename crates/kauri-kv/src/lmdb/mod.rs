@@ -65,19 +65,19 @@ pub use set::SetIter;
 
 type Db = Database<'static, Bytes, Bytes>;
 
-/// One opened table: its LMDB database and, for a set table, the width of its suffix.
+/// One opened table: its LMDB database and its shape.
 #[derive(Clone, Copy)]
 struct Tbl {
     db: Db,
-    /// 0 for a plain table.
-    suffix: usize,
+    shape: TableShape,
 }
 
 impl Tbl {
-    fn shape(self) -> TableShape {
-        match self.suffix {
-            0 => TableShape::Plain,
-            suffix => TableShape::Set { suffix },
+    /// The width of a set table's suffix; `None` for a plain table.
+    fn set_suffix(self) -> Option<usize> {
+        match self.shape {
+            TableShape::Plain => None,
+            TableShape::Set { suffix } => Some(suffix),
         }
     }
 }
@@ -356,6 +356,14 @@ fn check_data_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The error of opening (or compacting) the store in `dir`.
+fn open_error(dir: &Path, reason: String) -> KvError {
+    KvError::Open {
+        path: dir.display().to_string(),
+        reason,
+    }
+}
+
 /// Why the tables could not be opened.
 enum OpenFail {
     Heed(heed::Error),
@@ -384,8 +392,7 @@ fn create_tables<'e>(
     }
     let mut dbs = Vec::with_capacity(tables.len());
     for spec in tables {
-        let set_prefix = format!("{}@set", spec.name);
-        let as_set = stored.iter().find(|n| n.starts_with(&set_prefix));
+        let as_set = stored.iter().find(|n| set::is_set_form_of(n, spec.name));
         match spec.shape {
             TableShape::Plain => {
                 if let Some(found) = as_set {
@@ -482,13 +489,7 @@ fn convert_to_set<'e>(
 impl LmdbBackend {
     /// Opens (creating it if needed) the store in `dir` with the given plain tables.
     pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<LmdbBackend> {
-        let specs: Vec<TableSpec> = tables
-            .iter()
-            .map(|name| TableSpec {
-                name,
-                shape: TableShape::Plain,
-            })
-            .collect();
+        let specs: Vec<TableSpec> = tables.iter().map(|name| TableSpec::plain(name)).collect();
         LmdbBackend::open_shaped(dir, &specs, options)
     }
 
@@ -500,10 +501,7 @@ impl LmdbBackend {
         tables: &[TableSpec<'_>],
         options: LmdbOptions,
     ) -> KvResult<LmdbBackend> {
-        let open_err = |reason: String| KvError::Open {
-            path: dir.display().to_string(),
-            reason,
-        };
+        let open_err = |reason: String| open_error(dir, reason);
         fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
         let held = lock::try_lock(dir, lock::Mode::Shared)
             .map_err(|e| open_err(format!("kauri.lock: {e}")))?
@@ -520,10 +518,7 @@ impl LmdbBackend {
         tables: &[TableSpec<'_>],
         options: LmdbOptions,
     ) -> KvResult<(u64, u64)> {
-        let open_err = |reason: String| KvError::Open {
-            path: dir.display().to_string(),
-            reason,
-        };
+        let open_err = |reason: String| open_error(dir, reason);
         let data = dir.join("data.mdb");
         let before = fs::metadata(&data)
             .map_err(|e| open_err(format!("data.mdb: {e}")))?
@@ -569,10 +564,7 @@ impl LmdbBackend {
         options: LmdbOptions,
         held: Option<lock::StoreLock>,
     ) -> KvResult<LmdbBackend> {
-        let open_err = |reason: String| KvError::Open {
-            path: dir.display().to_string(),
-            reason,
-        };
+        let open_err = |reason: String| open_error(dir, reason);
         // A damaged file must be refused before LMDB maps it: reading past the end of a
         // truncated map kills the process with SIGBUS.
         check_data_file(&dir.join("data.mdb")).map_err(open_err)?;
@@ -647,10 +639,7 @@ impl LmdbBackend {
             .zip(tables)
             .map(|(db, spec)| Tbl {
                 db,
-                suffix: match spec.shape {
-                    TableShape::Plain => 0,
-                    TableShape::Set { suffix } => suffix,
-                },
+                shape: spec.shape,
             })
             .collect();
 
@@ -880,10 +869,10 @@ impl<'t> Iterator for LmdbIter<'t> {
 
 fn get_in<'t>(txn: &'t RoTxn<'_>, table: Tbl, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
     check_key(key, MAX_KEY_LEN)?;
-    match table.suffix {
-        0 => table.db.get(txn, key).map_err(storage),
-        suffix if key.len() <= suffix => Ok(None),
-        suffix => Ok(set::contains(txn, table.db, key, suffix)?.then_some(&[][..])),
+    match table.set_suffix() {
+        None => table.db.get(txn, key).map_err(storage),
+        Some(suffix) if key.len() <= suffix => Ok(None),
+        Some(suffix) => Ok(set::contains(txn, table.db, key, suffix)?.then_some(&[][..])),
     }
 }
 
@@ -898,14 +887,9 @@ fn range_in<'t>(
         return Ok(LmdbIter::Empty);
     };
     let db = table.db;
-    if table.suffix > 0 {
+    if let Some(suffix) = table.set_suffix() {
         return Ok(LmdbIter::Set(Box::new(SetIter::new(
-            txn,
-            db,
-            table.suffix,
-            bounds.0,
-            bounds.1,
-            direction,
+            txn, db, suffix, bounds.0, bounds.1, direction,
         )?)));
     }
     Ok(match direction {
@@ -991,10 +975,11 @@ impl LogOp {
 /// Applies one write to an LMDB transaction; returns whether a deleted key existed (in a
 /// set table: whether the key written or deleted existed).
 fn apply(txn: &mut RwTxn<'_>, dbs: &[Tbl], op: Op<'_>) -> heed::Result<bool> {
-    let Some(&Tbl { db, suffix }) = dbs.get(op.table()) else {
+    let Some(&table) = dbs.get(op.table()) else {
         return Ok(false);
     };
-    if suffix > 0 {
+    let db = table.db;
+    if let Some(suffix) = table.set_suffix() {
         return match op {
             Op::Put(_, k, _) | Op::Append(_, k, _) => set::insert(txn, db, k, suffix),
             Op::Delete(_, k) => set::remove(txn, db, k, suffix),
@@ -1161,8 +1146,8 @@ impl<'e> LmdbWrite<'e> {
     fn store(&mut self, table: TableId, key: &[u8], value: &[u8], op: Op<'_>) -> KvResult<()> {
         check_key(key, MAX_KEY_LEN)?;
         let tbl = self.check_table(table)?;
-        check_shape(tbl.shape(), table, key, value)?;
-        if tbl.suffix > 0 {
+        check_shape(tbl.shape, table, key, value)?;
+        if tbl.set_suffix().is_some() {
             let existed = self.exec(op)?;
             if self.undo.active() {
                 self.undo.record(table, key, existed.then(Vec::new));
@@ -1262,7 +1247,7 @@ impl WriteTxn for LmdbWrite<'_> {
         for i in 0..n {
             let (k, v) = pair(i);
             check_key(k, MAX_KEY_LEN)?;
-            check_shape(tbl.shape(), table, k, v)?;
+            check_shape(tbl.shape, table, k, v)?;
             bytes = bytes.saturating_add(k.len() + v.len() + 16);
         }
         let mut rounds = 0;
@@ -1271,9 +1256,9 @@ impl WriteTxn for LmdbWrite<'_> {
             let Some(txn) = self.txn.as_mut() else {
                 return Err(KvError::Storage("the write transaction is closed".into()));
             };
-            let written = match tbl.suffix {
-                0 => write_batch(txn, tbl.db, n, pair),
-                suffix => set::write_batch(txn, tbl.db, suffix, n, pair),
+            let written = match tbl.set_suffix() {
+                None => write_batch(txn, tbl.db, n, pair),
+                Some(suffix) => set::write_batch(txn, tbl.db, suffix, n, pair),
             };
             match written {
                 Ok(()) => break,
@@ -1306,8 +1291,8 @@ impl WriteTxn for LmdbWrite<'_> {
     fn delete(&mut self, table: TableId, key: &[u8]) -> KvResult<bool> {
         check_key(key, MAX_KEY_LEN)?;
         let tbl = self.check_table(table)?;
-        if tbl.suffix > 0 {
-            if key.len() <= tbl.suffix {
+        if let Some(suffix) = tbl.set_suffix() {
+            if key.len() <= suffix {
                 return Ok(false);
             }
             let existed = self.exec(Op::Delete(table, key))?;

@@ -16,15 +16,25 @@ use heed::types::Bytes;
 use heed::{Database, MdbError, PutFlags, RoRange, RoRevRange, RoTxn, RwTxn};
 
 use super::storage;
+use crate::{Direction, KvError, KvPair, KvResult};
 
 /// A table's LMDB database, whatever the lifetime heed gives its handle.
 type Db<'d> = Database<'d, Bytes, Bytes>;
-use crate::{Direction, KvError, KvPair, KvResult};
+
+/// Marks the LMDB database name of a set table.
+const SET_MARK: &str = "@set";
 
 /// The LMDB database name of a set table: a store opened with another shape, or by a
 /// build that knows no shapes, never mistakes it for a plain table.
 pub(crate) fn physical_name(name: &str, suffix: usize) -> String {
-    format!("{name}@set{suffix}")
+    format!("{name}{SET_MARK}{suffix}")
+}
+
+/// Whether the LMDB database `stored` holds table `name` as a set (of any suffix width).
+pub(crate) fn is_set_form_of(stored: &str, name: &str) -> bool {
+    stored
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.starts_with(SET_MARK))
 }
 
 /// Splits a key into head and suffix; the caller has checked the key's length.
