@@ -20,6 +20,13 @@ fn unpack(dir: &Path) -> PathBuf {
     for f in ["domain.json", "secrets.key"] {
         std::fs::copy(Path::new(FIXTURE).join(f), data.join(f)).unwrap();
     }
+    // Git keeps no file modes beyond the executable bit; the key must be private again.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        data.join("secrets.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
     let packed = std::fs::File::open(Path::new(FIXTURE).join("db/data.mdb.zst")).unwrap();
     let mut out = std::fs::File::create(data.join("db/data.mdb")).unwrap();
     zstd::stream::copy_decode(packed, &mut out).unwrap();
