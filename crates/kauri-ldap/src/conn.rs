@@ -1218,7 +1218,7 @@ impl Conn {
                     .all(|m| m.attr.eq_ignore_ascii_case("lastLogonTimestamp")) =>
             {
                 let req = Request::system_modify(dn, mods, true);
-                self.ctx.writer.enqueue(req).map(drop)
+                self.ctx.writer.enqueue_lazy(req)
             }
             Some(BindUpdate::Success(dn, mods)) => {
                 let req = Request::system_modify(dn, mods, true);

@@ -26,7 +26,12 @@ pub enum Task {
 struct Job {
     task: Task,
     reply: oneshot::Sender<Result<(), DirError>>,
+    /// Nobody waits for it and it may wait for company (see [`Writer::enqueue_lazy`]).
+    lazy: bool,
 }
+
+/// How long a lazy change may wait for other changes to share its commit.
+pub const LAZY_DELAY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Counters of the writer, for metrics.
 #[derive(Debug, Default)]
@@ -107,6 +112,22 @@ impl Writer {
         &self,
         req: Request,
     ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
+        self.queue(req, false)
+    }
+
+    /// Queues bookkeeping nobody reads back at once (a bind's `lastLogonTimestamp`, which
+    /// AD itself keeps only to within days): it may wait up to [`LAZY_DELAY`] for other
+    /// changes, so a morning of first logons costs a few commits a second instead of one
+    /// per bind. Any waited-for change arriving meanwhile commits at once and takes it along.
+    pub fn enqueue_lazy(&self, req: Request) -> Result<(), DirError> {
+        self.queue(req, true).map(drop)
+    }
+
+    fn queue(
+        &self,
+        req: Request,
+        lazy: bool,
+    ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
         let unavailable = || {
             DirError::Db(kauri_db::DbError::Unavailable(
                 "the writer has stopped".into(),
@@ -116,6 +137,7 @@ impl Writer {
         let job = Job {
             task: Task::Change(Box::new(req)),
             reply,
+            lazy,
         };
         match self.tx.try_send(job) {
             Ok(()) => Ok(rx),
@@ -145,9 +167,16 @@ impl Writer {
         let (reply, rx) = oneshot::channel();
         let tx = self.tx.clone();
         // The queue is bounded; waiting for room happens off the async threads.
-        let queued = tokio::task::spawn_blocking(move || tx.send(Job { task, reply }).is_ok())
-            .await
-            .map_err(|e| unavailable(format!("writer unavailable: {e}")))?;
+        let queued = tokio::task::spawn_blocking(move || {
+            tx.send(Job {
+                task,
+                reply,
+                lazy: false,
+            })
+            .is_ok()
+        })
+        .await
+        .map_err(|e| unavailable(format!("writer unavailable: {e}")))?;
         if !queued {
             return Err(unavailable("the writer has stopped".into()));
         }
@@ -187,13 +216,9 @@ fn run(
     stats: &WriterStats,
 ) {
     while let Ok(first) = rx.recv() {
+        let lazy_until = first.lazy.then(|| std::time::Instant::now() + LAZY_DELAY);
         let mut jobs = vec![first];
-        while jobs.len() < max_batch {
-            match rx.try_recv() {
-                Ok(j) => jobs.push(j),
-                Err(_) => break,
-            }
-        }
+        gather(rx, &mut jobs, max_batch, lazy_until);
         let unavailable = |m: String| DirError::Db(kauri_db::DbError::Unavailable(m));
         let mut w = match dir.db().write() {
             Ok(w) => w,
@@ -243,5 +268,110 @@ fn run(
                 }
             }
         }
+    }
+}
+
+/// Takes what else is queued into the batch, up to `max_batch`. While every job in hand is
+/// lazy, waits until `lazy_until` for more; a waited-for job ends the wait.
+fn gather(
+    rx: &std::sync::mpsc::Receiver<Job>,
+    jobs: &mut Vec<Job>,
+    max_batch: usize,
+    lazy_until: Option<std::time::Instant>,
+) {
+    let mut waiting = lazy_until;
+    while jobs.len() < max_batch {
+        let next = match waiting {
+            Some(until) => {
+                let left = until.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    rx.try_recv().ok()
+                } else {
+                    rx.recv_timeout(left).ok()
+                }
+            }
+            None => rx.try_recv().ok(),
+        };
+        let Some(j) = next else { break };
+        if !j.lazy {
+            waiting = None;
+        }
+        jobs.push(j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn job(lazy: bool) -> Job {
+        let (reply, _) = oneshot::channel();
+        Job {
+            task: Task::SchemaUpdateNow,
+            reply,
+            lazy,
+        }
+    }
+
+    #[test]
+    fn a_lazy_batch_waits_for_company_until_its_deadline() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        let until = Instant::now() + Duration::from_millis(30);
+        let sender = std::thread::spawn(move || {
+            tx.send(job(true)).unwrap();
+            std::thread::sleep(Duration::from_millis(5));
+            tx.send(job(true)).unwrap();
+            tx
+        });
+        let mut jobs = vec![job(true)];
+        gather(&rx, &mut jobs, 100, Some(until));
+        assert!(Instant::now() >= until);
+        assert_eq!(jobs.len(), 3);
+        drop(sender.join());
+    }
+
+    #[test]
+    fn a_waited_for_change_ends_the_wait() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(5));
+            tx.send(job(false)).unwrap();
+            tx
+        });
+        let start = Instant::now();
+        let mut jobs = vec![job(true)];
+        // A deadline far away: only the waited-for change can end the wait in time.
+        gather(&rx, &mut jobs, 100, Some(start + Duration::from_secs(60)));
+        assert!(start.elapsed() < Duration::from_secs(30));
+        assert_eq!(jobs.len(), 2);
+        assert!(!jobs[1].lazy);
+        drop(sender.join());
+    }
+
+    #[test]
+    fn a_full_batch_or_a_closed_queue_ends_the_wait() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        for _ in 0..5 {
+            tx.send(job(true)).unwrap();
+        }
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut jobs = vec![job(true)];
+        gather(&rx, &mut jobs, 4, Some(far));
+        assert_eq!(jobs.len(), 4);
+        drop(tx);
+        let mut jobs = vec![job(true)];
+        gather(&rx, &mut jobs, 100, Some(far));
+        assert_eq!(jobs.len(), 3, "the two left, then the closed queue");
+    }
+
+    #[test]
+    fn without_lazy_jobs_only_what_is_queued_is_taken() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        tx.send(job(true)).unwrap();
+        let mut jobs = vec![job(false)];
+        gather(&rx, &mut jobs, 100, None);
+        assert_eq!(jobs.len(), 2);
+        drop(tx);
     }
 }

@@ -224,7 +224,17 @@ assert c.add(dn, 'user', {'sAMAccountName': 'bindtest', 'unicodePwd': quoted('B1
 u = Connection(Server('127.0.0.1', port=PORT), user='SAMDOM\\bindtest', password='B1nd.Test.Pw')
 assert not u.bind() and 'data 533' in u.result['message'], u.result
 assert c.modify(dn, {'userAccountControl': [(MODIFY_REPLACE, ['512'])]}), c.result
+assert c.search(dn, '(objectClass=*)', SBASE, attributes=['lastLogonTimestamp']), c.result
+assert not c.entries[0].lastLogonTimestamp.values, c.entries[0]
 assert u.bind(), u.result
+# The first logon's time is written behind the answer, within moments.
+import time
+for _ in range(100):
+    c.search(dn, '(objectClass=*)', SBASE, attributes=['lastLogonTimestamp'])
+    if c.entries[0].lastLogonTimestamp.values:
+        break
+    time.sleep(0.02)
+assert c.entries[0].lastLogonTimestamp.values, 'no lastLogonTimestamp after the first bind'
 # Must change at next logon: data 773.
 assert c.modify(dn, {'pwdLastSet': [(MODIFY_REPLACE, ['0'])]}), c.result
 assert not u.bind() and 'data 773' in u.result['message'], u.result
