@@ -687,7 +687,8 @@ fn db_config_from_schema() {
     assert!(idx("userPrincipalName").contains(IndexFlags::EQUALITY));
     assert!(idx("uSNChanged").contains(IndexFlags::EQUALITY | IndexFlags::ORDERED));
     assert!(idx("uSNCreated").contains(IndexFlags::EQUALITY | IndexFlags::ORDERED));
-    assert!(idx("whenChanged").contains(IndexFlags::ORDERED));
+    // As in AD, whose searchFlags for whenChanged are 0: every change would move its key.
+    assert_eq!(idx("whenChanged"), IndexFlags::NONE);
     assert_eq!(
         cfg.link_of_lower("member"),
         Some(&kauri_db::config::LinkRole::Forward {

@@ -128,7 +128,37 @@ pub enum TableShape {
     Set {
         /// Width of the suffix in bytes.
         suffix: usize,
+        /// How the backend may split the table by key prefix.
+        partitions: Partitions,
     },
+}
+
+/// A set table split by the first bytes of its keys: LMDB keeps the keys of each prefix it
+/// meets (up to `count` prefixes) in a B-tree of their own, without the prefix. An index
+/// keyed by attribute then grows like one tree per attribute, as OpenLDAP's back-mdb keeps
+/// it: values that arrive in ascending order (USNs, times, SIDs, generated names) append at
+/// the end of their own tree and fill its pages, where in a shared tree each one lands in
+/// the middle and splits pages in half. Keys whose head is no longer than the prefix, and
+/// prefixes past `count`, stay in the table's main tree. Reads and writes are unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partitions {
+    /// Bytes of a key's head that choose its partition (0: the table is not split).
+    pub prefix: usize,
+    /// Most partitions the table may have.
+    pub count: usize,
+}
+
+impl Partitions {
+    /// Not split.
+    pub const NONE: Partitions = Partitions {
+        prefix: 0,
+        count: 0,
+    };
+
+    /// Whether the table is split at all.
+    pub const fn any(self) -> bool {
+        self.prefix > 0 && self.count > 0
+    }
 }
 
 /// A table's name and shape, as a store is opened with them.
@@ -153,7 +183,27 @@ impl<'a> TableSpec<'a> {
     pub const fn set(name: &'a str, suffix: usize) -> TableSpec<'a> {
         TableSpec {
             name,
-            shape: TableShape::Set { suffix },
+            shape: TableShape::Set {
+                suffix,
+                partitions: Partitions::NONE,
+            },
+        }
+    }
+
+    /// A set table split into up to `count` partitions by the first `prefix` bytes of its
+    /// keys (see [`Partitions`]).
+    pub const fn partitioned_set(
+        name: &'a str,
+        suffix: usize,
+        prefix: usize,
+        count: usize,
+    ) -> TableSpec<'a> {
+        TableSpec {
+            name,
+            shape: TableShape::Set {
+                suffix,
+                partitions: Partitions { prefix, count },
+            },
         }
     }
 }
@@ -167,7 +217,7 @@ pub(crate) fn check_shape(
 ) -> KvResult<()> {
     match shape {
         TableShape::Plain => Ok(()),
-        TableShape::Set { suffix } if key.len() <= suffix => Err(KvError::Shape {
+        TableShape::Set { suffix, .. } if key.len() <= suffix => Err(KvError::Shape {
             table,
             reason: "a key of a set table must be longer than its suffix",
         }),

@@ -12,6 +12,12 @@ use kauri_kv::{
 use proptest::prelude::*;
 
 const SPECS: &[TableSpec<'static>] = &[TableSpec::plain("meta"), TableSpec::set("ids", 8)];
+/// The same table split by its first three bytes into at most three partitions: heads of
+/// three bytes stay in the main tree, and the alphabet below has more prefixes than that.
+const PARTITIONED: &[TableSpec<'static>] = &[
+    TableSpec::plain("meta"),
+    TableSpec::partitioned_set("ids", 8, 3, 3),
+];
 const IDS: usize = 1;
 
 /// A head shaped like an index key's: kind, value bytes with `00` escaped, terminator. Such
@@ -160,6 +166,60 @@ fn model_range(
     out
 }
 
+type Ranges = [(Bound<Vec<u8>>, Bound<Vec<u8>>, bool)];
+
+/// Runs `ops` on both backends opened with `specs`, then compares every read with the model.
+fn check_history(
+    specs: &[TableSpec<'_>],
+    ops: &[Op],
+    ranges: &Ranges,
+    probes: &[(Vec<u8>, u64)],
+) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let lmdb = LmdbBackend::open_shaped(dir.path(), specs, small_options()).unwrap();
+    let mem = MemBackend::new_shaped(specs);
+    let mut model = BTreeSet::new();
+    {
+        let mut w = lmdb.write().unwrap();
+        let mut mm = BTreeSet::new();
+        let mut wm = mem.write().unwrap();
+        for op in ops {
+            apply(&mut w, &mut model, op);
+            apply(&mut wm, &mut mm, op);
+        }
+        w.commit().unwrap();
+        wm.commit().unwrap();
+    }
+    let r = lmdb.read().unwrap();
+    let rm = mem.read().unwrap();
+    for (lo, hi, back) in ranges {
+        let d = if *back {
+            Direction::Backward
+        } else {
+            Direction::Forward
+        };
+        let want = model_range(&model, lo, hi, d);
+        prop_assert_eq!(
+            &read_range(&r, lo, hi, d),
+            &want,
+            "lmdb {:?}..{:?} {:?}",
+            lo,
+            hi,
+            d
+        );
+        prop_assert_eq!(&read_range(&rm, lo, hi, d), &want, "memory");
+    }
+    for (v, id) in probes {
+        let k = key(v, *id);
+        prop_assert_eq!(r.get(IDS, &k).unwrap().is_some(), model.contains(&k));
+    }
+    prop_assert_eq!(
+        read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward),
+        model.iter().cloned().collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -169,35 +229,16 @@ proptest! {
         ranges in prop::collection::vec((bound(), bound(), any::<bool>()), 1..24),
         probes in prop::collection::vec((value(), 0u64..40), 1..16),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let lmdb = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
-        let mem = MemBackend::new_shaped(SPECS);
-        let mut model = BTreeSet::new();
-        {
-            let mut w = lmdb.write().unwrap();
-            let mut mm = BTreeSet::new();
-            let mut wm = mem.write().unwrap();
-            for op in &ops {
-                apply(&mut w, &mut model, op);
-                apply(&mut wm, &mut mm, op);
-            }
-            w.commit().unwrap();
-            wm.commit().unwrap();
-        }
-        let r = lmdb.read().unwrap();
-        let rm = mem.read().unwrap();
-        for (lo, hi, back) in &ranges {
-            let d = if *back { Direction::Backward } else { Direction::Forward };
-            let want = model_range(&model, lo, hi, d);
-            prop_assert_eq!(&read_range(&r, lo, hi, d), &want, "lmdb {:?}..{:?} {:?}", lo, hi, d);
-            prop_assert_eq!(&read_range(&rm, lo, hi, d), &want, "memory");
-        }
-        for (v, id) in &probes {
-            let k = key(v, *id);
-            prop_assert_eq!(r.get(IDS, &k).unwrap().is_some(), model.contains(&k));
-        }
-        prop_assert_eq!(read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward),
-            model.iter().cloned().collect::<Vec<_>>());
+        check_history(SPECS, &ops, &ranges, &probes)?;
+    }
+
+    #[test]
+    fn a_partitioned_set_table_reads_like_an_ordered_set(
+        ops in prop::collection::vec(op(), 1..40),
+        ranges in prop::collection::vec((bound(), bound(), any::<bool>()), 1..24),
+        probes in prop::collection::vec((value(), 0u64..40), 1..16),
+    ) {
+        check_history(PARTITIONED, &ops, &ranges, &probes)?;
     }
 }
 
@@ -275,4 +316,165 @@ fn ids_appended_in_order_pack_densely() {
     // 100,000 ids of one value: 800,000 bytes of ids, about 196 full pages of 4 KiB.
     let used = b.info().unwrap().used_bytes;
     assert!(used < 1_200_000, "{used} bytes used");
+}
+
+/// The number of keys of each LMDB database of the store in `dir` whose name starts with
+/// `ids@`, read with heed directly.
+fn physical(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
+    use heed::types::Bytes;
+    // SAFETY: the store is closed in this process; the environment is only read.
+    let env = unsafe { heed::EnvOpenOptions::new().max_dbs(16).open(dir) }.unwrap();
+    let rtxn = env.read_txn().unwrap();
+    let read = env.open_databases_and_commit(rtxn, |opener, rtxn| -> heed::Result<_> {
+        let main = opener.open_database::<Bytes, Bytes>(rtxn, None)?.unwrap();
+        let mut names = Vec::new();
+        for item in main.iter(rtxn)? {
+            let name = String::from_utf8_lossy(item?.0).into_owned();
+            if name.starts_with("ids@") {
+                names.push(name);
+            }
+        }
+        let mut out = std::collections::BTreeMap::new();
+        for name in names {
+            let db = opener
+                .open_database::<Bytes, Bytes>(rtxn, Some(&name))?
+                .unwrap();
+            out.insert(name, db.len(rtxn)? as usize);
+        }
+        Ok(heed::CommitOrAbort::<(), _>::Abort(out))
+    });
+    match read.unwrap() {
+        heed::CommitOrAbort::Abort(out) => out,
+        heed::CommitOrAbort::Commit(()) => unreachable!(),
+    }
+}
+
+#[test]
+fn a_set_table_is_split_into_partitions_on_open_and_stays_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut want = Vec::new();
+    // Five prefixes of three bytes for three partitions, and heads of three bytes.
+    let values: [&[u8]; 6] = [b"a", b"ab", b"b", b"\0", b"\xff", b""];
+    {
+        let set = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap();
+        let mut w = set.write().unwrap();
+        for v in values {
+            for id in (0..30_000u64).step_by(7) {
+                w.put(IDS, &key(v, id), &[]).unwrap();
+                want.push(key(v, id));
+            }
+        }
+        w.commit().unwrap();
+    }
+    want.sort();
+    for round in 0..2 {
+        let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+        let r = b.read().unwrap();
+        let got = read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward);
+        assert_eq!(got, want, "round {round}");
+        let mut back = read_range(
+            &r,
+            &Bound::Unbounded,
+            &Bound::Unbounded,
+            Direction::Backward,
+        );
+        back.reverse();
+        assert_eq!(back, want);
+        for v in values {
+            assert!(r.get(IDS, &key(v, 7)).unwrap().is_some());
+            assert!(r.get(IDS, &key(v, 8)).unwrap().is_none());
+            let lo = Bound::Included(head(v, 1));
+            let mut hi = head(v, 1);
+            hi.push(0xff);
+            let hi = Bound::Excluded(hi);
+            assert_eq!(
+                read_range(&r, &lo, &hi, Direction::Forward).len(),
+                30_000 / 7 + 1
+            );
+        }
+        assert_eq!(b.table_stats().unwrap().0[IDS].entries as usize, want.len());
+    }
+    // Three prefixes got a partition each (the first three in key order), the rest and the
+    // three-byte heads stayed in the main tree.
+    let counts = physical(dir.path());
+    let per_value = 30_000 / 7 + 1;
+    assert_eq!(counts["ids@set8"], 3 * per_value, "{counts:?}");
+    for n in 0..3 {
+        assert_eq!(
+            counts[&format!("ids@set8@p{n:02}")],
+            per_value,
+            "{counts:?}"
+        );
+    }
+    assert_eq!(
+        counts["ids@set8@map"], 4,
+        "three prefixes and the mark: {counts:?}"
+    );
+    // A build that opens the table as one set is refused.
+    let e = LmdbBackend::open_shaped(dir.path(), SPECS, small_options()).unwrap_err();
+    assert!(e.to_string().contains("partitions"), "{e}");
+    // Writes after the split go where the split put their prefix; deletes find them.
+    let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+    let mut w = b.write().unwrap();
+    for v in values {
+        w.put(IDS, &key(v, 1), &[]).unwrap();
+        assert!(w.delete(IDS, &key(v, 7)).unwrap());
+    }
+    w.commit().unwrap();
+    let r = b.read().unwrap();
+    for v in values {
+        assert!(r.get(IDS, &key(v, 1)).unwrap().is_some());
+        assert!(r.get(IDS, &key(v, 7)).unwrap().is_none());
+    }
+}
+
+#[test]
+fn a_new_prefix_gets_a_partition_and_a_cleared_table_keeps_its_partitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+    let mut w = b.write().unwrap();
+    w.put(IDS, &key(b"b", 1), &[]).unwrap();
+    w.put(IDS, &key(b"a", 1), &[]).unwrap();
+    w.commit().unwrap();
+    let mut w = b.write().unwrap();
+    w.clear(IDS).unwrap();
+    w.put(IDS, &key(b"a", 2), &[]).unwrap();
+    w.commit().unwrap();
+    let r = b.read().unwrap();
+    assert_eq!(
+        read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward),
+        vec![key(b"a", 2)]
+    );
+    drop(r);
+    drop(b);
+    let counts = physical(dir.path());
+    // "b" came first and kept partition 0 through the clear; "a" has partition 1.
+    assert_eq!(counts["ids@set8@p00"], 0, "{counts:?}");
+    assert_eq!(counts["ids@set8@p01"], 1, "{counts:?}");
+    assert_eq!(counts["ids@set8"], 0, "{counts:?}");
+}
+
+#[test]
+fn partitions_assigned_in_a_transaction_survive_its_replay_after_the_map_grows() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+    let mut want = Vec::new();
+    let mut w = b.write().unwrap();
+    for id in 0..20_000u64 {
+        // Each new prefix is first met at a different point of the transaction.
+        for v in [&b"a"[..], b"b", b"\0", b"ba", b""] {
+            if id >= v.len() as u64 * 3_000 {
+                w.put(IDS, &key(v, id), &[]).unwrap();
+                want.push(key(v, id));
+            }
+        }
+    }
+    w.commit().unwrap();
+    assert!(b.info().unwrap().resizes > 0, "the map never grew");
+    want.sort();
+    let r = b.read().unwrap();
+    assert_eq!(
+        read_range(&r, &Bound::Unbounded, &Bound::Unbounded, Direction::Forward),
+        want
+    );
 }

@@ -33,6 +33,11 @@ struct Job {
 /// How long a lazy change may wait for other changes to share its commit.
 pub const LAZY_DELAY: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// How many changes end the wait of lazy ones: a commit rewrites every page its changes
+/// touch, and the old copies stay until later commits reuse them, so a larger batch of
+/// changes to scattered records would only grow the file.
+pub const LAZY_BATCH: usize = 16;
+
 /// Counters of the writer, for metrics.
 #[derive(Debug, Default)]
 pub struct WriterStats {
@@ -297,6 +302,9 @@ fn gather(
             waiting = None;
         }
         jobs.push(j);
+        if jobs.len() >= LAZY_BATCH {
+            waiting = None;
+        }
     }
 }
 

@@ -835,10 +835,13 @@ impl Schema {
     /// * `userPrincipalName`: equality (logon by UPN);
     /// * `uSNCreated`, `uSNChanged`: equality and ordering (replication and
     ///   change tracking read ranges of USNs);
-    /// * `whenChanged`: ordering (change polling by time);
     /// * every linked attribute (forward and back links) is declared as a link
     ///   pair: its values live in the link table, which answers equality,
     ///   presence and in-chain matches (`(member=<dn>)`, `(memberOf=<dn>)`).
+    ///
+    /// `whenChanged` is not indexed unless the schema says so, as in AD (its
+    /// `searchFlags` are 0): every change moves it, and change tracking reads
+    /// `uSNChanged`.
     ///
     /// The USN attributes are `uSNCreated` and `uSNChanged`.
     pub fn db_config(&self) -> DbConfig {
@@ -889,7 +892,6 @@ impl Schema {
             ("userPrincipalName", IndexFlags::EQUALITY),
             ("uSNCreated", IndexFlags::EQUALITY | IndexFlags::ORDERED),
             ("uSNChanged", IndexFlags::EQUALITY | IndexFlags::ORDERED),
-            ("whenChanged", IndexFlags::ORDERED),
         ] {
             config.index(name, flags);
         }

@@ -60,24 +60,27 @@ use crate::{
 };
 
 mod lock;
+mod parts;
 mod set;
+pub use parts::PartIter;
 pub use set::SetIter;
 
 type Db = Database<'static, Bytes, Bytes>;
 
-/// One opened table: its LMDB database and its shape.
-#[derive(Clone, Copy)]
+/// One opened table: its LMDB database, its shape, and its partitions if it has any.
+#[derive(Clone)]
 struct Tbl {
     db: Db,
     shape: TableShape,
+    parts: Option<parts::Parts<'static>>,
 }
 
 impl Tbl {
     /// The width of a set table's suffix; `None` for a plain table.
-    fn set_suffix(self) -> Option<usize> {
+    fn set_suffix(&self) -> Option<usize> {
         match self.shape {
             TableShape::Plain => None,
-            TableShape::Set { suffix } => Some(suffix),
+            TableShape::Set { suffix, .. } => Some(suffix),
         }
     }
 }
@@ -404,7 +407,7 @@ fn create_tables<'e>(
                 }
                 dbs.push(opener.create_database::<Bytes, Bytes>(wtxn, Some(spec.name))?);
             }
-            TableShape::Set { suffix } => {
+            TableShape::Set { suffix, partitions } => {
                 let name = set::physical_name(spec.name, suffix);
                 if let Some(found) = as_set.filter(|n| **n != name) {
                     return Err(OpenFail::Layout(format!(
@@ -412,12 +415,23 @@ fn create_tables<'e>(
                         spec.name
                     )));
                 }
-                let db = opener
-                    .database_options()
-                    .types::<Bytes, Bytes>()
-                    .name(&name)
-                    .flags(DatabaseFlags::DUP_SORT | DatabaseFlags::DUP_FIXED)
-                    .create(wtxn)?;
+                let map_name = parts::map_name(&name);
+                if !partitions.any() && stored.contains(&map_name) {
+                    return Err(OpenFail::Layout(format!(
+                        "table {} is stored in partitions ({map_name}) and cannot be opened \
+                         as one set",
+                        spec.name
+                    )));
+                }
+                let set_db = |wtxn: &mut RwTxn<'e>, name: &str| {
+                    opener
+                        .database_options()
+                        .types::<Bytes, Bytes>()
+                        .name(name)
+                        .flags(DatabaseFlags::DUP_SORT | DatabaseFlags::DUP_FIXED)
+                        .create(wtxn)
+                };
+                let db = set_db(wtxn, &name)?;
                 if stored.iter().any(|n| n == spec.name) {
                     if let Some(plain) =
                         opener.open_database::<Bytes, Bytes>(wtxn, Some(spec.name))?
@@ -426,6 +440,30 @@ fn create_tables<'e>(
                     }
                 }
                 dbs.push(db);
+                if partitions.any() {
+                    let map = opener.create_database::<Bytes, Bytes>(wtxn, Some(&map_name))?;
+                    let mut trees = Vec::with_capacity(partitions.count);
+                    for n in 0..partitions.count {
+                        trees.push(set_db(wtxn, &parts::part_name(&name, n))?);
+                    }
+                    let p = parts::Parts {
+                        prefix: partitions.prefix,
+                        map,
+                        trees: trees.clone().into(),
+                    };
+                    let started = std::time::Instant::now();
+                    let moved = parts::convert(wtxn, db, &p, suffix)?;
+                    if moved > 0 {
+                        tracing::info!(
+                            table = spec.name,
+                            keys = moved,
+                            seconds = started.elapsed().as_secs_f64(),
+                            "stored a table in partitions"
+                        );
+                    }
+                    dbs.push(map);
+                    dbs.extend(trees);
+                }
             }
         }
     }
@@ -568,10 +606,17 @@ impl LmdbBackend {
         // A damaged file must be refused before LMDB maps it: reading past the end of a
         // truncated map kills the process with SIGBUS.
         check_data_file(&dir.join("data.mdb")).map_err(open_err)?;
-        // Room for a plain table and its set form side by side while one is converted.
-        let max_dbs = u32::try_from(tables.len())
+        // Room for a plain table and its set form side by side while one is converted, and
+        // for the map and partitions of partitioned tables.
+        let partition_dbs: usize = tables
+            .iter()
+            .map(|t| match t.shape {
+                TableShape::Set { partitions, .. } if partitions.any() => partitions.count + 1,
+                _ => 0,
+            })
+            .sum();
+        let max_dbs = u32::try_from(tables.len().saturating_mul(2) + partition_dbs)
             .map_err(|_| open_err("too many tables".into()))?
-            .saturating_mul(2)
             .saturating_add(1);
         let mut env_options = EnvOpenOptions::new().read_txn_without_tls();
         env_options
@@ -634,14 +679,34 @@ impl LmdbBackend {
             }
         }
         let dbs = created.ok_or_else(|| open_err("map too small to create the tables".into()))?;
-        let dbs: Vec<Tbl> = dbs
-            .into_iter()
-            .zip(tables)
-            .map(|(db, spec)| Tbl {
+        // The handles come back in the order `create_tables` made them: each table's own,
+        // then a partitioned table's map and partitions.
+        let mut handles = dbs.into_iter();
+        let mut dbs: Vec<Tbl> = Vec::with_capacity(tables.len());
+        for spec in tables {
+            let missing = || open_err("a table's database was not created".into());
+            let db = handles.next().ok_or_else(missing)?;
+            let parts = match spec.shape {
+                TableShape::Set { partitions, .. } if partitions.any() => {
+                    let map = handles.next().ok_or_else(missing)?;
+                    let trees: Vec<Db> = handles.by_ref().take(partitions.count).collect();
+                    if trees.len() != partitions.count {
+                        return Err(missing());
+                    }
+                    Some(parts::Parts {
+                        prefix: partitions.prefix,
+                        map,
+                        trees: trees.into(),
+                    })
+                }
+                _ => None,
+            };
+            dbs.push(Tbl {
                 db,
                 shape: spec.shape,
-            })
-            .collect();
+                parts,
+            });
+        }
 
         Ok(LmdbBackend {
             env,
@@ -694,12 +759,20 @@ impl LmdbBackend {
             // A set table's long runs live in sub-databases LMDB does not count here: their
             // pages show up with the pages no table uses.
             let st = table.db.stat(&txn).map_err(storage)?;
-            let p = (st.branch_pages + st.leaf_pages + st.overflow_pages) as u64;
+            let mut p = (st.branch_pages + st.leaf_pages + st.overflow_pages) as u64;
+            let mut entries = st.entries as u64;
+            if let Some(parts) = &table.parts {
+                for (i, db) in parts.databases().enumerate() {
+                    let st = db.stat(&txn).map_err(storage)?;
+                    p += (st.branch_pages + st.leaf_pages + st.overflow_pages) as u64;
+                    // The first is the map, whose entries are not the table's.
+                    if i > 0 {
+                        entries += st.entries as u64;
+                    }
+                }
+            }
             pages += p;
-            out.push(TableStat {
-                entries: st.entries as u64,
-                pages: p,
-            });
+            out.push(TableStat { entries, pages: p });
         }
         let used = self.used_bytes() as u64 / self.page_size.max(1) as u64;
         Ok((out, used.saturating_sub(pages)))
@@ -713,7 +786,7 @@ impl LmdbBackend {
     fn db(&self, table: TableId) -> KvResult<Tbl> {
         self.dbs
             .get(table)
-            .copied()
+            .cloned()
             .ok_or(KvError::NoSuchTable(table))
     }
 
@@ -828,6 +901,8 @@ pub enum LmdbIter<'t> {
     Backward(RoRevRange<'t, Bytes, Bytes>),
     /// Iteration over a set table, either way.
     Set(Box<SetIter<'t>>),
+    /// Iteration over a partitioned set table, either way.
+    Parts(Box<PartIter<'t>>),
     /// Exhausted, or nothing to return.
     Empty,
 }
@@ -838,6 +913,7 @@ impl std::fmt::Debug for LmdbIter<'_> {
             LmdbIter::Forward(_) => "LmdbIter::Forward",
             LmdbIter::Backward(_) => "LmdbIter::Backward",
             LmdbIter::Set(_) => "LmdbIter::Set",
+            LmdbIter::Parts(_) => "LmdbIter::Parts",
             LmdbIter::Empty => "LmdbIter::Empty",
         })
     }
@@ -851,6 +927,7 @@ impl<'t> Iterator for LmdbIter<'t> {
             LmdbIter::Forward(it) => it.next(),
             LmdbIter::Backward(it) => it.next(),
             LmdbIter::Set(it) => return it.next(),
+            LmdbIter::Parts(it) => return it.next(),
             LmdbIter::Empty => None,
         };
         match item {
@@ -867,18 +944,20 @@ impl<'t> Iterator for LmdbIter<'t> {
     }
 }
 
-fn get_in<'t>(txn: &'t RoTxn<'_>, table: Tbl, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+fn get_in<'t>(txn: &'t RoTxn<'_>, table: &Tbl, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
     check_key(key, MAX_KEY_LEN)?;
-    match table.set_suffix() {
-        None => table.db.get(txn, key).map_err(storage),
-        Some(suffix) if key.len() <= suffix => Ok(None),
-        Some(suffix) => Ok(set::contains(txn, table.db, key, suffix)?.then_some(&[][..])),
-    }
+    let found = match (table.set_suffix(), &table.parts) {
+        (None, _) => return table.db.get(txn, key).map_err(storage),
+        (Some(suffix), _) if key.len() <= suffix => false,
+        (Some(suffix), None) => set::contains(txn, table.db, key, suffix)?,
+        (Some(suffix), Some(p)) => parts::contains(txn, table.db, p, key, suffix)?,
+    };
+    Ok(found.then_some(&[][..]))
 }
 
 fn range_in<'t>(
     txn: &'t RoTxn<'_>,
-    table: Tbl,
+    table: &Tbl,
     lower: Bound<&[u8]>,
     upper: Bound<&[u8]>,
     direction: Direction,
@@ -887,9 +966,20 @@ fn range_in<'t>(
         return Ok(LmdbIter::Empty);
     };
     let db = table.db;
+    if let (Some(suffix), Some(p)) = (table.set_suffix(), &table.parts) {
+        return Ok(LmdbIter::Parts(Box::new(PartIter::new(
+            txn, db, p, suffix, bounds.0, bounds.1, direction,
+        )?)));
+    }
     if let Some(suffix) = table.set_suffix() {
         return Ok(LmdbIter::Set(Box::new(SetIter::new(
-            txn, db, suffix, bounds.0, bounds.1, direction,
+            txn,
+            db,
+            suffix,
+            &[],
+            bounds.0,
+            bounds.1,
+            direction,
         )?)));
     }
     Ok(match direction {
@@ -902,7 +992,7 @@ impl ReadTxn for LmdbSnapshot {
     type Iter<'t> = LmdbIter<'t>;
 
     fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
-        let tbl = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        let tbl = self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
         get_in(&self.txn, tbl, key)
     }
 
@@ -913,7 +1003,7 @@ impl ReadTxn for LmdbSnapshot {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> KvResult<LmdbIter<'t>> {
-        let tbl = *self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
+        let tbl = self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
         range_in(&self.txn, tbl, lower, upper, direction)
     }
 }
@@ -975,10 +1065,17 @@ impl LogOp {
 /// Applies one write to an LMDB transaction; returns whether a deleted key existed (in a
 /// set table: whether the key written or deleted existed).
 fn apply(txn: &mut RwTxn<'_>, dbs: &[Tbl], op: Op<'_>) -> heed::Result<bool> {
-    let Some(&table) = dbs.get(op.table()) else {
+    let Some(table) = dbs.get(op.table()) else {
         return Ok(false);
     };
     let db = table.db;
+    if let (Some(suffix), Some(p)) = (table.set_suffix(), &table.parts) {
+        return match op {
+            Op::Put(_, k, _) | Op::Append(_, k, _) => parts::write(txn, db, p, k, suffix, true),
+            Op::Delete(_, k) => parts::write(txn, db, p, k, suffix, false),
+            Op::Clear(_) => parts::clear(txn, db, p).map(|()| true),
+        };
+    }
     if let Some(suffix) = table.set_suffix() {
         return match op {
             Op::Put(_, k, _) | Op::Append(_, k, _) => set::insert(txn, db, k, suffix),
@@ -1178,7 +1275,7 @@ impl ReadTxn for LmdbWrite<'_> {
 
     fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
         let db = self.check_table(table)?;
-        get_in(self.txn()?, db, key)
+        get_in(self.txn()?, &db, key)
     }
 
     fn range<'t>(
@@ -1189,7 +1286,7 @@ impl ReadTxn for LmdbWrite<'_> {
         direction: Direction,
     ) -> KvResult<LmdbIter<'t>> {
         let db = self.check_table(table)?;
-        range_in(self.txn()?, db, lower, upper, direction)
+        range_in(self.txn()?, &db, lower, upper, direction)
     }
 }
 
@@ -1256,9 +1353,10 @@ impl WriteTxn for LmdbWrite<'_> {
             let Some(txn) = self.txn.as_mut() else {
                 return Err(KvError::Storage("the write transaction is closed".into()));
             };
-            let written = match tbl.set_suffix() {
-                None => write_batch(txn, tbl.db, n, pair),
-                Some(suffix) => set::write_batch(txn, tbl.db, suffix, n, pair),
+            let written = match (tbl.set_suffix(), &tbl.parts) {
+                (None, _) => write_batch(txn, tbl.db, n, pair),
+                (Some(suffix), None) => set::write_batch(txn, tbl.db, suffix, n, pair),
+                (Some(suffix), Some(p)) => parts::write_batch(txn, tbl.db, p, suffix, n, pair),
             };
             match written {
                 Ok(()) => break,

@@ -34,7 +34,8 @@ pub(crate) fn physical_name(name: &str, suffix: usize) -> String {
 pub(crate) fn is_set_form_of(stored: &str, name: &str) -> bool {
     stored
         .strip_prefix(name)
-        .is_some_and(|rest| rest.starts_with(SET_MARK))
+        .and_then(|rest| rest.strip_prefix(SET_MARK))
+        .is_some_and(|width| !width.is_empty() && width.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Splits a key into head and suffix; the caller has checked the key's length.
@@ -81,6 +82,8 @@ enum Heads<'t> {
 /// within the caller's bounds.
 pub struct SetIter<'t> {
     heads: Heads<'t>,
+    /// Put before every key read (a partition's prefix).
+    prefix: Vec<u8>,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     suffix: usize,
@@ -118,6 +121,7 @@ impl<'t> SetIter<'t> {
         txn: &'t RoTxn<'_>,
         db: Db<'_>,
         suffix: usize,
+        prefix: &[u8],
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
@@ -133,6 +137,7 @@ impl<'t> SetIter<'t> {
         };
         Ok(SetIter {
             heads,
+            prefix: prefix.to_vec(),
             lower: lower.map(<[u8]>::to_vec),
             upper: upper.map(<[u8]>::to_vec),
             suffix,
@@ -148,7 +153,8 @@ impl<'t> SetIter<'t> {
         }?;
         Some(match item {
             Ok((head, tail)) if tail.len() == self.suffix => {
-                let mut key = Vec::with_capacity(head.len() + tail.len());
+                let mut key = Vec::with_capacity(self.prefix.len() + head.len() + tail.len());
+                key.extend_from_slice(&self.prefix);
                 key.extend_from_slice(head);
                 key.extend_from_slice(tail);
                 Ok(key)
@@ -175,10 +181,12 @@ impl<'t> Iterator for SetIter<'t> {
                 }
                 None => break,
             };
+            // The bounds are the database's own, without the prefix.
+            let own = &key[self.prefix.len()..];
             let (skip, end) = if forward {
-                (below(&key, &self.lower), above(&key, &self.upper))
+                (below(own, &self.lower), above(own, &self.upper))
             } else {
-                (above(&key, &self.upper), below(&key, &self.lower))
+                (above(own, &self.upper), below(own, &self.lower))
             };
             if end {
                 // Keys come in order: nothing after this one is within the bounds.

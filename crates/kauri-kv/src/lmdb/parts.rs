@@ -1,0 +1,505 @@
+//! Partitioned set tables ([`crate::Partitions`]) in LMDB: the keys of each prefix the
+//! table meets get a set database of their own (`<main>@p<nn>`, the prefix left out of its
+//! keys), up to the partition count; short heads and later prefixes stay in the main set
+//! database. Which prefix has which partition is recorded in `<main>@map` (prefix → one
+//! byte), in the same transaction as the prefix's first key, and never changes; readers
+//! look it up in their own snapshot, so every process agrees without a cache.
+//!
+//! The partition databases exist from the moment the table is opened (heed creates
+//! databases only in a transaction of their own), which keeps every later transaction an
+//! ordinary one: assigning a partition is one `put` into the map.
+//!
+//! Invariant: a key whose head is longer than the prefix lives in its prefix's partition
+//! when the prefix has one, and in the main database otherwise. A prefix gets a partition
+//! only while the main database holds no such key of it; opening a store whose main
+//! database predates the partitions moves its keys once (recorded by [`converted_mark`]).
+
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use heed::types::Bytes;
+use heed::{Database, RoTxn, RwTxn};
+
+use super::set::{self, SetIter};
+use super::storage;
+use crate::{Direction, KvError, KvPair, KvResult};
+
+/// A database handle of any lifetime heed gives it.
+type Db<'d> = Database<'d, Bytes, Bytes>;
+
+/// The partitions of one table.
+#[derive(Clone)]
+pub(crate) struct Parts<'d> {
+    /// Bytes of a head that choose the partition.
+    pub prefix: usize,
+    /// Prefix → partition number; also holds the conversion mark.
+    pub map: Db<'d>,
+    /// The partition databases, by number.
+    pub trees: Arc<[Db<'d>]>,
+}
+
+/// The LMDB name of a partitioned table's map.
+pub(crate) fn map_name(main: &str) -> String {
+    format!("{main}@map")
+}
+
+/// The LMDB name of partition `n`.
+pub(crate) fn part_name(main: &str, n: usize) -> String {
+    format!("{main}@p{n:02}")
+}
+
+/// The map key that says the main database's keys were moved into partitions: one byte
+/// longer than any assignment's key, so never mistaken for one.
+pub(crate) fn converted_mark(prefix: usize) -> Vec<u8> {
+    vec![0xff; prefix + 1]
+}
+
+/// Where a key lives, and the key as stored there.
+pub(crate) enum Route<'d, 'k> {
+    /// The main database, the whole key.
+    Main(&'k [u8]),
+    /// A partition (its number and database), the key without its prefix.
+    Part(usize, Db<'d>, &'k [u8]),
+}
+
+impl<'d> Parts<'d> {
+    /// The partition assigned to prefix `x`, if any.
+    fn assigned(&self, txn: &RoTxn<'_>, x: &[u8]) -> heed::Result<Option<(usize, Db<'d>)>> {
+        Ok(self
+            .map
+            .get(txn, x)?
+            .and_then(|v| v.first().copied())
+            .map(usize::from)
+            .and_then(|n| self.trees.get(n).map(|db| (n, *db))))
+    }
+
+    /// Where `key` is, for reads and deletes.
+    pub fn route_read<'k>(
+        &self,
+        txn: &RoTxn<'_>,
+        key: &'k [u8],
+        suffix: usize,
+    ) -> heed::Result<Route<'d, 'k>> {
+        if key.len().saturating_sub(suffix) <= self.prefix {
+            return Ok(Route::Main(key));
+        }
+        Ok(match self.assigned(txn, &key[..self.prefix])? {
+            Some((n, db)) => Route::Part(n, db, &key[self.prefix..]),
+            None => Route::Main(key),
+        })
+    }
+
+    /// Where `key` goes, assigning its prefix the next free partition when it has none.
+    pub fn route_write<'k>(
+        &self,
+        txn: &mut RwTxn<'_>,
+        main: Db<'_>,
+        key: &'k [u8],
+        suffix: usize,
+    ) -> heed::Result<Route<'d, 'k>> {
+        if key.len().saturating_sub(suffix) <= self.prefix {
+            return Ok(Route::Main(key));
+        }
+        let x = &key[..self.prefix];
+        if let Some((n, db)) = self.assigned(txn, x)? {
+            return Ok(Route::Part(n, db, &key[self.prefix..]));
+        }
+        let mark = self.map.get(txn, &converted_mark(self.prefix))?.is_some();
+        let used = usize::try_from(self.map.len(txn)?)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(usize::from(mark));
+        let free = self.trees.get(used).copied();
+        let Some(db) = free.filter(|_| used <= usize::from(u8::MAX)) else {
+            return Ok(Route::Main(key));
+        };
+        if main_holds(txn, main, x, self.prefix)? {
+            return Ok(Route::Main(key));
+        }
+        self.map.put(txn, x, &[used as u8])?;
+        Ok(Route::Part(used, db, &key[self.prefix..]))
+    }
+
+    /// The assigned prefixes whose keys may fall within the bounds, in key order.
+    fn candidates(
+        &self,
+        txn: &RoTxn<'_>,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> KvResult<Vec<(Vec<u8>, Db<'d>)>> {
+        let p = self.prefix;
+        let point = |b: Bound<&[u8]>| match b {
+            Bound::Included(k) | Bound::Excluded(k) if k.len() >= p => Some(k[..p].to_vec()),
+            _ => None,
+        };
+        if let (Some(lo), Some(hi)) = (point(lower), point(upper)) {
+            if lo == hi {
+                return Ok(self
+                    .assigned(txn, &lo)
+                    .map_err(storage)?
+                    .map(|(_, db)| vec![(lo, db)])
+                    .unwrap_or_default());
+            }
+        }
+        let mut out = Vec::new();
+        for item in self.map.iter(txn).map_err(storage)? {
+            let (x, n) = item.map_err(storage)?;
+            if x.len() != p {
+                continue;
+            }
+            let tree = n
+                .first()
+                .and_then(|n| self.trees.get(usize::from(*n)).copied());
+            let Some(db) = tree else {
+                return Err(KvError::Storage(
+                    "a partition map names a partition that does not exist".into(),
+                ));
+            };
+            out.push((x.to_vec(), db));
+        }
+        Ok(out)
+    }
+
+    /// Every database of the table besides the main one.
+    pub fn databases(&self) -> impl Iterator<Item = Db<'d>> + '_ {
+        std::iter::once(self.map).chain(self.trees.iter().copied())
+    }
+}
+
+/// Whether the main database holds a head longer than `prefix` bytes that starts with `x`.
+fn main_holds(txn: &RoTxn<'_>, main: Db<'_>, x: &[u8], prefix: usize) -> heed::Result<bool> {
+    for item in main.prefix_iter(txn, x)?.move_between_keys() {
+        let (head, _) = item?;
+        if head.len() > prefix {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// A lower and an upper bound, borrowed.
+type Bounds<'b> = (Bound<&'b [u8]>, Bound<&'b [u8]>);
+
+/// The bounds, inside the partition of prefix `x`, of the keys within `[lower, upper]`;
+/// `None` when no key of that prefix can lie within them. Keys of the partition are `x`
+/// followed by at least one byte.
+fn local_bounds<'b>(
+    x: &[u8],
+    lower: Bound<&'b [u8]>,
+    upper: Bound<&'b [u8]>,
+) -> Option<Bounds<'b>> {
+    let p = x.len();
+    let lo = match lower {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(l) | Bound::Excluded(l) => {
+            let n = l.len().min(p);
+            match x[..n].cmp(&l[..n]) {
+                Ordering::Greater => Bound::Unbounded,
+                Ordering::Less => return None,
+                // `l` is `x` or a prefix of it: every key of `x` is longer, so greater.
+                Ordering::Equal if l.len() <= p => Bound::Unbounded,
+                Ordering::Equal => match lower {
+                    Bound::Included(_) => Bound::Included(&l[p..]),
+                    _ => Bound::Excluded(&l[p..]),
+                },
+            }
+        }
+    };
+    let hi = match upper {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(u) | Bound::Excluded(u) => {
+            let n = u.len().min(p);
+            match x[..n].cmp(&u[..n]) {
+                Ordering::Less => Bound::Unbounded,
+                Ordering::Greater => return None,
+                Ordering::Equal if u.len() <= p => return None,
+                Ordering::Equal => match upper {
+                    Bound::Included(_) => Bound::Included(&u[p..]),
+                    _ => Bound::Excluded(&u[p..]),
+                },
+            }
+        }
+    };
+    Some((lo, hi))
+}
+
+/// Whether `key` is in the table.
+pub(crate) fn contains(
+    txn: &RoTxn<'_>,
+    main: Db<'_>,
+    parts: &Parts<'_>,
+    key: &[u8],
+    suffix: usize,
+) -> KvResult<bool> {
+    match parts.route_read(txn, key, suffix).map_err(storage)? {
+        Route::Main(k) => set::contains(txn, main, k, suffix),
+        Route::Part(_, db, k) => set::contains(txn, db, k, suffix),
+    }
+}
+
+/// Adds `key` (`add`) or removes it; returns whether it was there.
+pub(crate) fn write(
+    txn: &mut RwTxn<'_>,
+    main: Db<'_>,
+    parts: &Parts<'_>,
+    key: &[u8],
+    suffix: usize,
+    add: bool,
+) -> heed::Result<bool> {
+    let (db, k) = match if add {
+        parts.route_write(txn, main, key, suffix)?
+    } else {
+        parts.route_read(txn, key, suffix)?
+    } {
+        Route::Main(k) => (main, k),
+        Route::Part(_, db, k) => (db, k),
+    };
+    if add {
+        set::insert(txn, db, k, suffix)
+    } else {
+        set::remove(txn, db, k, suffix)
+    }
+}
+
+/// Empties the table's keys (the map stays: assignments never change).
+pub(crate) fn clear(txn: &mut RwTxn<'_>, main: Db<'_>, parts: &Parts<'_>) -> heed::Result<()> {
+    main.clear(txn)?;
+    for db in parts.trees.iter() {
+        db.clear(txn)?;
+    }
+    Ok(())
+}
+
+/// Writes ascending keys, each run of one destination through one cursor
+/// ([`set::write_batch`]).
+pub(crate) fn write_batch<'b>(
+    txn: &mut RwTxn<'_>,
+    main: Db<'_>,
+    parts: &Parts<'_>,
+    suffix: usize,
+    n: usize,
+    pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
+) -> heed::Result<()> {
+    // Destinations first (assigning partitions), then the runs.
+    let mut routes: Vec<Option<usize>> = Vec::with_capacity(n);
+    for i in 0..n {
+        routes.push(match parts.route_write(txn, main, pair(i).0, suffix)? {
+            Route::Main(_) => None,
+            Route::Part(n, ..) => Some(n),
+        });
+    }
+    let empty: &[u8] = &[];
+    let mut start = 0;
+    while start < n {
+        let dest = routes[start];
+        let mut end = start + 1;
+        while end < n && routes[end] == dest {
+            end += 1;
+        }
+        let (db, cut) = match dest {
+            Some(n) => (parts.trees[n], parts.prefix),
+            None => (main, 0),
+        };
+        set::write_batch(txn, db, suffix, end - start, &|i| {
+            (&pair(start + i).0[cut..], empty)
+        })?;
+        start = end;
+    }
+    Ok(())
+}
+
+/// Moves the keys of the main database that belong in partitions there, once.
+pub(crate) fn convert(
+    txn: &mut RwTxn<'_>,
+    main: Db<'_>,
+    parts: &Parts<'_>,
+    suffix: usize,
+) -> heed::Result<usize> {
+    const CHUNK: usize = 1 << 16;
+    let mark = converted_mark(parts.prefix);
+    if parts.map.get(txn, &mark)?.is_some() {
+        return Ok(0);
+    }
+    let mut keep: Vec<Vec<u8>> = Vec::new();
+    let mut moved = 0usize;
+    let mut after: Option<Vec<u8>> = None;
+    // The main database is read in chunks (and emptied at the end), so that routing finds
+    // it as it was: a prefix gets a partition only while no key of it stays behind.
+    let mut staged: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut assigned: std::collections::HashMap<Vec<u8>, Option<usize>> = Default::default();
+    loop {
+        // Whole heads per chunk: the next chunk starts after the last head read.
+        let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK);
+        let mut last_head: Option<Vec<u8>> = None;
+        {
+            let from = match &after {
+                Some(h) => Bound::Excluded(h.as_slice()),
+                None => Bound::Unbounded,
+            };
+            for item in main.range(txn, &(from, Bound::Unbounded))? {
+                let (head, tail) = item?;
+                if last_head.as_deref() != Some(head) {
+                    if chunk.len() >= CHUNK {
+                        break;
+                    }
+                    last_head = Some(head.to_vec());
+                }
+                let mut key = Vec::with_capacity(head.len() + tail.len());
+                key.extend_from_slice(head);
+                key.extend_from_slice(tail);
+                chunk.push(key);
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        after = last_head;
+        for key in chunk {
+            let head = key.len().saturating_sub(suffix);
+            if head <= parts.prefix {
+                keep.push(key);
+                continue;
+            }
+            let x = key[..parts.prefix].to_vec();
+            let n = match assigned.get(&x) {
+                Some(n) => *n,
+                None => {
+                    let n = assign_new(txn, parts, &x)?;
+                    assigned.insert(x, n);
+                    n
+                }
+            };
+            match n {
+                Some(n) => staged.push((n, key)),
+                None => keep.push(key),
+            }
+        }
+        // Keys of one prefix are contiguous and ascending: write them as runs.
+        staged.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let mut start = 0;
+        while start < staged.len() {
+            let n = staged[start].0;
+            let mut end = start + 1;
+            while end < staged.len() && staged[end].0 == n {
+                end += 1;
+            }
+            let db = parts.trees[n];
+            let empty: &[u8] = &[];
+            let run = &staged[start..end];
+            set::write_batch(txn, db, suffix, run.len(), &|i| {
+                (&run[i].1[parts.prefix..], empty)
+            })?;
+            moved += run.len();
+            start = end;
+        }
+        staged.clear();
+    }
+    if moved > 0 {
+        main.clear(txn)?;
+        let empty: &[u8] = &[];
+        set::write_batch(txn, main, suffix, keep.len(), &|i| {
+            (keep[i].as_slice(), empty)
+        })?;
+    }
+    parts.map.put(txn, &mark, &[])?;
+    Ok(moved)
+}
+
+/// During [`convert`]: the next free partition for prefix `x` (the main database still
+/// holds every key, so the usual check would always refuse), or `None` past the count.
+fn assign_new(txn: &mut RwTxn<'_>, parts: &Parts<'_>, x: &[u8]) -> heed::Result<Option<usize>> {
+    if let Some(n) = parts.map.get(txn, x)?.and_then(|v| v.first().copied()) {
+        return Ok(Some(usize::from(n)));
+    }
+    let used = usize::try_from(parts.map.len(txn)?).unwrap_or(usize::MAX);
+    if used >= parts.trees.len() || used > usize::from(u8::MAX) {
+        return Ok(None);
+    }
+    parts.map.put(txn, x, &[used as u8])?;
+    Ok(Some(used))
+}
+
+/// Ordered iteration over a partitioned set table: the main database's keys and the
+/// partitions' keys (given back their prefix) merged into one order.
+pub struct PartIter<'t> {
+    main: SetIter<'t>,
+    main_next: Option<KvResult<KvPair<'t>>>,
+    main_done: bool,
+    parts: std::collections::VecDeque<SetIter<'t>>,
+    part_next: Option<KvResult<KvPair<'t>>>,
+    forward: bool,
+}
+
+impl std::fmt::Debug for PartIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartIter")
+            .field("partitions", &self.parts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'t> PartIter<'t> {
+    /// Iterates the keys within the bounds, which the caller has made storable.
+    pub(crate) fn new(
+        txn: &'t RoTxn<'_>,
+        main: Db<'_>,
+        parts: &Parts<'_>,
+        suffix: usize,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+    ) -> KvResult<PartIter<'t>> {
+        let main_iter = SetIter::new(txn, main, suffix, &[], lower, upper, direction)?;
+        let mut its = std::collections::VecDeque::new();
+        for (x, db) in parts.candidates(txn, lower, upper)? {
+            if let Some((lo, hi)) = local_bounds(&x, lower, upper) {
+                its.push_back(SetIter::new(txn, db, suffix, &x, lo, hi, direction)?);
+            }
+        }
+        let forward = direction == Direction::Forward;
+        if !forward {
+            its = its.into_iter().rev().collect();
+        }
+        Ok(PartIter {
+            main: main_iter,
+            main_next: None,
+            main_done: false,
+            parts: its,
+            part_next: None,
+            forward,
+        })
+    }
+}
+
+impl<'t> Iterator for PartIter<'t> {
+    type Item = KvResult<KvPair<'t>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.part_next.is_none() {
+            let Some(front) = self.parts.front_mut() else {
+                break;
+            };
+            match front.next() {
+                Some(item) => self.part_next = Some(item),
+                None => {
+                    self.parts.pop_front();
+                }
+            }
+        }
+        if self.main_next.is_none() && !self.main_done {
+            self.main_next = self.main.next();
+            self.main_done = self.main_next.is_none();
+        }
+        let take_main = match (&self.main_next, &self.part_next) {
+            (None, None) => return None,
+            (Some(Err(_)), _) | (Some(_), None) => true,
+            (None, Some(_)) | (_, Some(Err(_))) => false,
+            (Some(Ok((m, _))), Some(Ok((p, _)))) => (m < p) == self.forward,
+        };
+        if take_main {
+            self.main_next.take()
+        } else {
+            self.part_next.take()
+        }
+    }
+}
