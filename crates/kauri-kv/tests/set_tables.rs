@@ -478,3 +478,39 @@ fn partitions_assigned_in_a_transaction_survive_its_replay_after_the_map_grows()
         want
     );
 }
+
+#[test]
+fn a_head_equal_to_a_prefix_whose_partition_emptied_is_found_in_the_main_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+    let k = |head: &[u8], id: u64| [head, &id.to_be_bytes()[..]].concat();
+    let mut w = b.write().unwrap();
+    w.put(IDS, &k(b"abcd", 1), &[]).unwrap();
+    w.commit().unwrap();
+    // Prefix "abc" has a partition; it empties, and the head "abc" itself arrives.
+    let r = b.read().unwrap();
+    assert!(r.get(IDS, &k(b"abcd", 1)).unwrap().is_some());
+    drop(r);
+    let mut w = b.write().unwrap();
+    assert!(w.delete(IDS, &k(b"abcd", 1)).unwrap());
+    w.put(IDS, &k(b"abc", 2), &[]).unwrap();
+    w.commit().unwrap();
+    let r = b.read().unwrap();
+    for d in [Direction::Forward, Direction::Backward] {
+        let got = read_range(
+            &r,
+            &Bound::Included(b"abc".to_vec()),
+            &Bound::Excluded(b"abd".to_vec()),
+            d,
+        );
+        assert_eq!(got, vec![k(b"abc", 2)], "{d:?}");
+        let got = read_range(
+            &r,
+            &Bound::Included(k(b"abc", 0)),
+            &Bound::Included(k(b"abc", 9)),
+            d,
+        );
+        assert_eq!(got, vec![k(b"abc", 2)], "{d:?}");
+    }
+    assert!(r.get(IDS, &k(b"abc", 2)).unwrap().is_some());
+}

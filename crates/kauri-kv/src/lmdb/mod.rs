@@ -450,6 +450,7 @@ fn create_tables<'e>(
                         prefix: partitions.prefix,
                         map,
                         trees: trees.clone().into(),
+                        known: Default::default(),
                     };
                     let started = std::time::Instant::now();
                     let moved = parts::convert(wtxn, db, &p, suffix)?;
@@ -697,6 +698,7 @@ impl LmdbBackend {
                         prefix: partitions.prefix,
                         map,
                         trees: trees.into(),
+                        known: Default::default(),
                     })
                 }
                 _ => None,
@@ -944,13 +946,19 @@ impl<'t> Iterator for LmdbIter<'t> {
     }
 }
 
-fn get_in<'t>(txn: &'t RoTxn<'_>, table: &Tbl, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
+/// `committed`: `txn` is a snapshot (not the writer's open transaction).
+fn get_in<'t>(
+    txn: &'t RoTxn<'_>,
+    table: &Tbl,
+    key: &[u8],
+    committed: bool,
+) -> KvResult<Option<&'t [u8]>> {
     check_key(key, MAX_KEY_LEN)?;
     let found = match (table.set_suffix(), &table.parts) {
         (None, _) => return table.db.get(txn, key).map_err(storage),
         (Some(suffix), _) if key.len() <= suffix => false,
         (Some(suffix), None) => set::contains(txn, table.db, key, suffix)?,
-        (Some(suffix), Some(p)) => parts::contains(txn, table.db, p, key, suffix)?,
+        (Some(suffix), Some(p)) => parts::contains(txn, table.db, p, key, suffix, committed)?,
     };
     Ok(found.then_some(&[][..]))
 }
@@ -961,12 +969,17 @@ fn range_in<'t>(
     lower: Bound<&[u8]>,
     upper: Bound<&[u8]>,
     direction: Direction,
+    committed: bool,
 ) -> KvResult<LmdbIter<'t>> {
     let Some(bounds) = storable_bounds(lower, upper, MAX_KEY_LEN) else {
         return Ok(LmdbIter::Empty);
     };
     let db = table.db;
     if let (Some(suffix), Some(p)) = (table.set_suffix(), &table.parts) {
+        let (lo, hi) = bounds;
+        if let Some(it) = parts::single_partition(txn, p, suffix, lo, hi, direction, committed)? {
+            return Ok(LmdbIter::Set(Box::new(it)));
+        }
         return Ok(LmdbIter::Parts(Box::new(PartIter::new(
             txn, db, p, suffix, bounds.0, bounds.1, direction,
         )?)));
@@ -993,7 +1006,7 @@ impl ReadTxn for LmdbSnapshot {
 
     fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
         let tbl = self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
-        get_in(&self.txn, tbl, key)
+        get_in(&self.txn, tbl, key, true)
     }
 
     fn range<'t>(
@@ -1004,7 +1017,7 @@ impl ReadTxn for LmdbSnapshot {
         direction: Direction,
     ) -> KvResult<LmdbIter<'t>> {
         let tbl = self.dbs.get(table).ok_or(KvError::NoSuchTable(table))?;
-        range_in(&self.txn, tbl, lower, upper, direction)
+        range_in(&self.txn, tbl, lower, upper, direction, true)
     }
 }
 
@@ -1275,7 +1288,7 @@ impl ReadTxn for LmdbWrite<'_> {
 
     fn get<'t>(&'t self, table: TableId, key: &[u8]) -> KvResult<Option<&'t [u8]>> {
         let db = self.check_table(table)?;
-        get_in(self.txn()?, &db, key)
+        get_in(self.txn()?, &db, key, false)
     }
 
     fn range<'t>(
@@ -1286,7 +1299,7 @@ impl ReadTxn for LmdbWrite<'_> {
         direction: Direction,
     ) -> KvResult<LmdbIter<'t>> {
         let db = self.check_table(table)?;
-        range_in(self.txn()?, &db, lower, upper, direction)
+        range_in(self.txn()?, &db, lower, upper, direction, false)
     }
 }
 

@@ -15,8 +15,11 @@
 //! database predates the partitions moves its keys once (recorded by [`converted_mark`]).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use heed::types::Bytes;
 use heed::{Database, RoTxn, RwTxn};
@@ -37,6 +40,11 @@ pub(crate) struct Parts<'d> {
     pub map: Db<'d>,
     /// The partition databases, by number.
     pub trees: Arc<[Db<'d>]>,
+    /// Assignments read from committed snapshots. A committed assignment never changes, and
+    /// a snapshot older than it finds that partition without keys of the prefix, so every
+    /// transaction may use them; assignments of the writer's open transaction stay out
+    /// until they are read back committed.
+    pub known: Arc<RwLock<HashMap<Box<[u8]>, u8>>>,
 }
 
 /// The LMDB name of a partitioned table's map.
@@ -64,13 +72,26 @@ pub(crate) enum Route<'d, 'k> {
 }
 
 impl<'d> Parts<'d> {
-    /// The partition assigned to prefix `x`, if any.
-    fn assigned(&self, txn: &RoTxn<'_>, x: &[u8]) -> heed::Result<Option<(usize, Db<'d>)>> {
-        Ok(self
-            .map
-            .get(txn, x)?
-            .and_then(|v| v.first().copied())
-            .map(usize::from)
+    /// The partition assigned to prefix `x`, if any; `committed` says that `txn` is a
+    /// snapshot, whose assignments may be remembered.
+    fn assigned(
+        &self,
+        txn: &RoTxn<'_>,
+        x: &[u8],
+        committed: bool,
+    ) -> heed::Result<Option<(usize, Db<'d>)>> {
+        let known = self.known.read().get(x).copied();
+        let n = match known {
+            Some(n) => Some(n),
+            None => {
+                let n = self.map.get(txn, x)?.and_then(|v| v.first().copied());
+                if let (Some(n), true) = (n, committed) {
+                    self.known.write().insert(x.into(), n);
+                }
+                n
+            }
+        };
+        Ok(n.map(usize::from)
             .and_then(|n| self.trees.get(n).map(|db| (n, *db))))
     }
 
@@ -80,11 +101,12 @@ impl<'d> Parts<'d> {
         txn: &RoTxn<'_>,
         key: &'k [u8],
         suffix: usize,
+        committed: bool,
     ) -> heed::Result<Route<'d, 'k>> {
         if key.len().saturating_sub(suffix) <= self.prefix {
             return Ok(Route::Main(key));
         }
-        Ok(match self.assigned(txn, &key[..self.prefix])? {
+        Ok(match self.assigned(txn, &key[..self.prefix], committed)? {
             Some((n, db)) => Route::Part(n, db, &key[self.prefix..]),
             None => Route::Main(key),
         })
@@ -102,7 +124,7 @@ impl<'d> Parts<'d> {
             return Ok(Route::Main(key));
         }
         let x = &key[..self.prefix];
-        if let Some((n, db)) = self.assigned(txn, x)? {
+        if let Some((n, db)) = self.assigned(txn, x, false)? {
             return Ok(Route::Part(n, db, &key[self.prefix..]));
         }
         let mark = self.map.get(txn, &converted_mark(self.prefix))?.is_some();
@@ -135,7 +157,7 @@ impl<'d> Parts<'d> {
         if let (Some(lo), Some(hi)) = (point(lower), point(upper)) {
             if lo == hi {
                 return Ok(self
-                    .assigned(txn, &lo)
+                    .assigned(txn, &lo, false)
                     .map_err(storage)?
                     .map(|(_, db)| vec![(lo, db)])
                     .unwrap_or_default());
@@ -230,8 +252,12 @@ pub(crate) fn contains(
     parts: &Parts<'_>,
     key: &[u8],
     suffix: usize,
+    committed: bool,
 ) -> KvResult<bool> {
-    match parts.route_read(txn, key, suffix).map_err(storage)? {
+    match parts
+        .route_read(txn, key, suffix, committed)
+        .map_err(storage)?
+    {
         Route::Main(k) => set::contains(txn, main, k, suffix),
         Route::Part(_, db, k) => set::contains(txn, db, k, suffix),
     }
@@ -249,7 +275,7 @@ pub(crate) fn write(
     let (db, k) = match if add {
         parts.route_write(txn, main, key, suffix)?
     } else {
-        parts.route_read(txn, key, suffix)?
+        parts.route_read(txn, key, suffix, false)?
     } {
         Route::Main(k) => (main, k),
         Route::Part(_, db, k) => (db, k),
@@ -417,6 +443,45 @@ fn assign_new(txn: &mut RwTxn<'_>, parts: &Parts<'_>, x: &[u8]) -> heed::Result<
     }
     parts.map.put(txn, x, &[used as u8])?;
     Ok(Some(used))
+}
+
+/// The iteration of a range that lies inside one prefix's partition alone, when it can be
+/// read from that partition without the main database: both bounds start with the same
+/// assigned prefix, and the partition holds a head. Then no key of the main database is
+/// within the bounds — every key between them starts with the prefix; heads longer than
+/// the prefix that start with it live in the partition; and the partition's heads are
+/// longer than the prefix, so no head equal to it or to a part of it exists (heads are
+/// prefix-free). The equality and prefix scans of an index take this path.
+pub(crate) fn single_partition<'t>(
+    txn: &'t RoTxn<'_>,
+    parts: &Parts<'_>,
+    suffix: usize,
+    lower: Bound<&[u8]>,
+    upper: Bound<&[u8]>,
+    direction: Direction,
+    committed: bool,
+) -> KvResult<Option<SetIter<'t>>> {
+    let p = parts.prefix;
+    let (Bound::Included(lo) | Bound::Excluded(lo)) = lower else {
+        return Ok(None);
+    };
+    let (Bound::Included(hi) | Bound::Excluded(hi)) = upper else {
+        return Ok(None);
+    };
+    if lo.len() < p || hi.len() < p || lo[..p] != hi[..p] {
+        return Ok(None);
+    }
+    let x = &lo[..p];
+    let Some((_, db)) = parts.assigned(txn, x, committed).map_err(storage)? else {
+        return Ok(None);
+    };
+    if db.is_empty(txn).map_err(storage)? {
+        return Ok(None);
+    }
+    Ok(match local_bounds(x, lower, upper) {
+        Some((l, h)) => Some(SetIter::new(txn, db, suffix, x, l, h, direction)?),
+        None => None,
+    })
 }
 
 /// Ordered iteration over a partitioned set table: the main database's keys and the
