@@ -306,13 +306,25 @@ pub(crate) fn write_batch<'b>(
     n: usize,
     pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
 ) -> heed::Result<()> {
-    // Destinations first (assigning partitions), then the runs.
+    // Destinations first (assigning partitions), then the runs. Ascending keys of one
+    // prefix come together, so the prefix is looked up once per run.
     let mut routes: Vec<Option<usize>> = Vec::with_capacity(n);
+    let mut last: Option<(&[u8], Option<usize>)> = None;
     for i in 0..n {
-        routes.push(match parts.route_write(txn, main, pair(i).0, suffix)? {
-            Route::Main(_) => None,
-            Route::Part(n, ..) => Some(n),
-        });
+        let key = pair(i).0;
+        let long = key.len().saturating_sub(suffix) > parts.prefix;
+        let route = match last {
+            Some((x, r)) if long && key.starts_with(x) => r,
+            _ => {
+                let r = match parts.route_write(txn, main, key, suffix)? {
+                    Route::Main(_) => None,
+                    Route::Part(n, ..) => Some(n),
+                };
+                last = long.then(|| (&key[..parts.prefix], r));
+                r
+            }
+        };
+        routes.push(route);
     }
     let empty: &[u8] = &[];
     let mut start = 0;
