@@ -514,3 +514,39 @@ fn a_head_equal_to_a_prefix_whose_partition_emptied_is_found_in_the_main_tree() 
     }
     assert!(r.get(IDS, &k(b"abc", 2)).unwrap().is_some());
 }
+
+#[test]
+fn a_split_table_is_opened_only_with_the_settings_it_was_split_with() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+        let mut w = b.write().unwrap();
+        for v in [&b"a"[..], b"b", b"ab"] {
+            w.put(IDS, &key(v, 1), &[]).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    for (prefix, count, why) in [
+        (3, 2, "partition count"),
+        (4, 3, "prefix of another length"),
+    ] {
+        let specs = [
+            TableSpec::plain("meta"),
+            TableSpec::partitioned_set("ids", 8, prefix, count),
+        ];
+        let e = LmdbBackend::open_shaped(dir.path(), &specs, small_options()).unwrap_err();
+        assert!(e.to_string().contains(why), "{e}");
+    }
+    let too_many = [
+        TableSpec::plain("meta"),
+        TableSpec::partitioned_set("ids", 8, 3, 300),
+    ];
+    let e = LmdbBackend::open_shaped(dir.path(), &too_many, small_options()).unwrap_err();
+    assert!(e.to_string().contains("at most 256"), "{e}");
+    // Refusals changed nothing.
+    let b = LmdbBackend::open_shaped(dir.path(), PARTITIONED, small_options()).unwrap();
+    let r = b.read().unwrap();
+    for v in [&b"a"[..], b"b", b"ab"] {
+        assert!(r.get(IDS, &key(v, 1)).unwrap().is_some());
+    }
+}

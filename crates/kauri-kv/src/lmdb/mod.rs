@@ -441,6 +441,14 @@ fn create_tables<'e>(
                 }
                 dbs.push(db);
                 if partitions.any() {
+                    if partitions.count > 256 || partitions.prefix + 1 >= MAX_KEY_LEN {
+                        return Err(OpenFail::Layout(format!(
+                            "table {}: at most 256 partitions, by a prefix shorter than {} \
+                             bytes",
+                            spec.name,
+                            MAX_KEY_LEN - 1
+                        )));
+                    }
                     let map = opener.create_database::<Bytes, Bytes>(wtxn, Some(&map_name))?;
                     let mut trees = Vec::with_capacity(partitions.count);
                     for n in 0..partitions.count {
@@ -453,7 +461,16 @@ fn create_tables<'e>(
                         known: Default::default(),
                     };
                     let started = std::time::Instant::now();
-                    let moved = parts::convert(wtxn, db, &p, suffix)?;
+                    let moved = match parts::map_state(wtxn, &p)? {
+                        parts::MapState::Split => 0,
+                        parts::MapState::Unsplit => parts::convert(wtxn, db, &p, suffix)?,
+                        parts::MapState::Mismatch(why) => {
+                            return Err(OpenFail::Layout(format!(
+                                "table {} cannot be opened as declared: {why}",
+                                spec.name
+                            )))
+                        }
+                    };
                     if moved > 0 {
                         tracing::info!(
                             table = spec.name,

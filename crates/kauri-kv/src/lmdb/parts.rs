@@ -3,7 +3,9 @@
 //! keys), up to the partition count; short heads and later prefixes stay in the main set
 //! database. Which prefix has which partition is recorded in `<main>@map` (prefix → one
 //! byte), in the same transaction as the prefix's first key, and never changes; readers
-//! look it up in their own snapshot, so every process agrees without a cache.
+//! look it up in their own snapshot and remember only committed assignments, so every
+//! process agrees. The map also records the settings (prefix length and partition count)
+//! the table was split with; a store is never opened with others.
 //!
 //! The partition databases exist from the moment the table is opened (heed creates
 //! databases only in a transaction of their own), which keeps every later transaction an
@@ -58,9 +60,44 @@ pub(crate) fn part_name(main: &str, n: usize) -> String {
 }
 
 /// The map key that says the main database's keys were moved into partitions: one byte
-/// longer than any assignment's key, so never mistaken for one.
+/// longer than any assignment's key, so never mistaken for one. Its value is
+/// [`settings`].
 pub(crate) fn converted_mark(prefix: usize) -> Vec<u8> {
     vec![0xff; prefix + 1]
+}
+
+/// The settings a table was split with, as the mark keeps them: prefix length and
+/// partition count, `u32` big-endian each.
+fn settings(prefix: usize, count: usize) -> [u8; 8] {
+    let mut v = [0u8; 8];
+    v[..4].copy_from_slice(&u32::try_from(prefix).unwrap_or(u32::MAX).to_be_bytes());
+    v[4..].copy_from_slice(&u32::try_from(count).unwrap_or(u32::MAX).to_be_bytes());
+    v
+}
+
+/// Whether a table's map fits the settings it is opened with.
+pub(crate) enum MapState {
+    /// Split with these settings.
+    Split,
+    /// Not split yet (an empty map).
+    Unsplit,
+    /// Split with other settings, or the map is damaged: the reason.
+    Mismatch(String),
+}
+
+/// Reads what the map says about the table's split.
+pub(crate) fn map_state(txn: &RoTxn<'_>, parts: &Parts<'_>) -> heed::Result<MapState> {
+    let want = settings(parts.prefix, parts.trees.len());
+    match parts.map.get(txn, &converted_mark(parts.prefix))? {
+        Some(v) if v == want => Ok(MapState::Split),
+        Some(_) => Ok(MapState::Mismatch(
+            "it is split into partitions with another partition count".into(),
+        )),
+        None if parts.map.is_empty(txn)? => Ok(MapState::Unsplit),
+        None => Ok(MapState::Mismatch(
+            "it is split into partitions by a prefix of another length".into(),
+        )),
+    }
 }
 
 /// Where a key lives, and the key as stored there.
@@ -85,6 +122,10 @@ impl<'d> Parts<'d> {
             Some(n) => Some(n),
             None => {
                 let n = self.map.get(txn, x)?.and_then(|v| v.first().copied());
+                if n.is_some_and(|n| usize::from(n) >= self.trees.len()) {
+                    // The settings were checked at open: only damage leads here.
+                    return Err(heed::Error::Mdb(heed::MdbError::Corrupted));
+                }
                 if let (Some(n), true) = (n, committed) {
                     self.known.write().insert(x.into(), n);
                 }
@@ -358,6 +399,7 @@ pub(crate) fn convert(
     if parts.map.get(txn, &mark)?.is_some() {
         return Ok(0);
     }
+    let done = settings(parts.prefix, parts.trees.len());
     let mut keep: Vec<Vec<u8>> = Vec::new();
     let mut moved = 0usize;
     let mut after: Option<Vec<u8>> = None;
@@ -439,7 +481,7 @@ pub(crate) fn convert(
             (keep[i].as_slice(), empty)
         })?;
     }
-    parts.map.put(txn, &mark, &[])?;
+    parts.map.put(txn, &mark, &done)?;
     Ok(moved)
 }
 
@@ -505,6 +547,8 @@ pub struct PartIter<'t> {
     parts: std::collections::VecDeque<SetIter<'t>>,
     part_next: Option<KvResult<KvPair<'t>>>,
     forward: bool,
+    /// After an error nothing more is read.
+    failed: bool,
 }
 
 impl std::fmt::Debug for PartIter<'_> {
@@ -544,6 +588,7 @@ impl<'t> PartIter<'t> {
             parts: its,
             part_next: None,
             forward,
+            failed: false,
         })
     }
 }
@@ -552,6 +597,9 @@ impl<'t> Iterator for PartIter<'t> {
     type Item = KvResult<KvPair<'t>>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
         while self.part_next.is_none() {
             let Some(front) = self.parts.front_mut() else {
                 break;
@@ -573,10 +621,12 @@ impl<'t> Iterator for PartIter<'t> {
             (None, Some(_)) | (_, Some(Err(_))) => false,
             (Some(Ok((m, _))), Some(Ok((p, _)))) => (m < p) == self.forward,
         };
-        if take_main {
+        let item = if take_main {
             self.main_next.take()
         } else {
             self.part_next.take()
-        }
+        };
+        self.failed = matches!(item, Some(Err(_)));
+        item
     }
 }
