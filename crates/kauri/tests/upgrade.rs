@@ -1,6 +1,7 @@
-//! A domain made by an older storage format (kept in `tests/data/format2-domain`) opens
-//! with this build, is upgraded in place, passes the consistency check and serves its
-//! users; a database of a newer format than this build knows is refused and left as it was.
+//! Domains made by older storage formats (kept in `tests/data/format2-domain` and
+//! `format3-domain`) open with this build, are upgraded in place, pass the consistency
+//! check and serve their users; a database of a newer format than this build knows is
+//! refused and left as it was.
 
 mod common;
 
@@ -10,15 +11,16 @@ use common::{fails, json, ok, serve, whoami};
 use kauri_db::db::{STORE_FORMAT, TABLE_SPECS, T_META};
 use kauri_kv::{Backend, ReadTxn, WriteTxn};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/format2-domain");
+const FORMAT2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/format2-domain");
+const FORMAT3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/format3-domain");
 const USER_PASSWORD: &str = "Kauri.Fixture.Pw1!";
 
 /// Unpacks the fixture into a fresh data folder.
-fn unpack(dir: &Path) -> PathBuf {
+fn unpack(dir: &Path, fixture: &str) -> PathBuf {
     let data = dir.join("data");
     std::fs::create_dir_all(data.join("db")).unwrap();
     for f in ["domain.json", "secrets.key"] {
-        std::fs::copy(Path::new(FIXTURE).join(f), data.join(f)).unwrap();
+        std::fs::copy(Path::new(fixture).join(f), data.join(f)).unwrap();
     }
     // Git keeps no file modes beyond the executable bit; the key must be private again.
     use std::os::unix::fs::PermissionsExt;
@@ -27,7 +29,7 @@ fn unpack(dir: &Path) -> PathBuf {
         std::fs::Permissions::from_mode(0o600),
     )
     .unwrap();
-    let packed = std::fs::File::open(Path::new(FIXTURE).join("db/data.mdb.zst")).unwrap();
+    let packed = std::fs::File::open(Path::new(fixture).join("db/data.mdb.zst")).unwrap();
     let mut out = std::fs::File::create(data.join("db/data.mdb")).unwrap();
     zstd::stream::copy_decode(packed, &mut out).unwrap();
     data
@@ -42,8 +44,19 @@ fn stored_format(db: &Path) -> u32 {
 
 #[test]
 fn a_format_2_domain_is_upgraded_on_first_open() {
+    upgraded_on_first_open(FORMAT2);
+}
+
+#[test]
+fn a_format_3_domain_is_upgraded_on_first_open() {
+    upgraded_on_first_open(FORMAT3);
+}
+
+/// Opens a domain kept in an older storage format with this build: it is upgraded, clean,
+/// smaller after compaction, and serves its users, groups and OUs as before.
+fn upgraded_on_first_open(fixture: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let data = unpack(dir.path());
+    let data = unpack(dir.path(), fixture);
     let d = data.to_str().unwrap();
 
     let check = json(&ok(&["dbcheck", "--data", d, "--json"]));
@@ -125,7 +138,7 @@ fn a_format_2_domain_is_upgraded_on_first_open() {
 #[test]
 fn a_newer_format_is_refused_and_left_unchanged() {
     let dir = tempfile::tempdir().unwrap();
-    let data = unpack(dir.path());
+    let data = unpack(dir.path(), FORMAT3);
     let db = data.join("db");
     {
         let kv = kauri_kv::LmdbBackend::open_shaped(&db, TABLE_SPECS, Default::default()).unwrap();
