@@ -1327,17 +1327,50 @@ fn write_batch<'b>(
     n: usize,
     pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
 ) -> heed::Result<()> {
+    append_items(
+        txn,
+        db,
+        n,
+        pair,
+        &|_, _| Some(PutFlags::APPEND),
+        &mut |txn, j| {
+            let (k, v) = pair(j);
+            db.put(txn, k, v)
+        },
+    )
+}
+
+/// Writes items `0..n` in order through one cursor: `item(i)` is what LMDB stores for item
+/// `i`, and `flags(i, prev)` how it is appended after `prev`, the item this cursor wrote
+/// last (`None` when it cannot be appended). Such an item, and one LMDB refuses as out of
+/// order, goes through `fallback`; a new cursor goes on after it.
+pub(crate) fn append_items<'b>(
+    txn: &mut RwTxn<'_>,
+    db: Database<'_, Bytes, Bytes>,
+    n: usize,
+    item: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
+    flags: &dyn Fn(usize, Option<usize>) -> Option<PutFlags>,
+    fallback: &mut dyn FnMut(&mut RwTxn<'_>, usize) -> heed::Result<()>,
+) -> heed::Result<()> {
     let mut i = 0;
     while i < n {
         let mut out_of_order = None;
         {
             let mut cursor = db.iter_mut(txn)?;
+            let mut prev = None;
             while i < n {
-                let (k, v) = pair(i);
+                let Some(f) = flags(i, prev) else {
+                    out_of_order = Some(i);
+                    break;
+                };
+                let (k, v) = item(i);
                 // SAFETY: no reference obtained through this cursor or transaction is held
                 // while it writes; `k` and `v` belong to the caller.
-                match unsafe { cursor.put_current_with_options::<Bytes>(PutFlags::APPEND, k, v) } {
-                    Ok(()) => i += 1,
+                match unsafe { cursor.put_current_with_options::<Bytes>(f, k, v) } {
+                    Ok(()) => {
+                        prev = Some(i);
+                        i += 1;
+                    }
                     Err(heed::Error::Mdb(MdbError::KeyExist)) => {
                         out_of_order = Some(i);
                         break;
@@ -1347,8 +1380,7 @@ fn write_batch<'b>(
             }
         }
         if let Some(j) = out_of_order {
-            let (k, v) = pair(j);
-            db.put(txn, k, v)?;
+            fallback(txn, j)?;
             i = j + 1;
         }
     }

@@ -165,22 +165,32 @@ impl<'d> Parts<'d> {
             return Ok(Route::Main(key));
         }
         let x = &key[..self.prefix];
-        if let Some((n, db)) = self.assigned(txn, x, false)? {
-            return Ok(Route::Part(n, db, &key[self.prefix..]));
-        }
+        let found = match self.assigned(txn, x, false)? {
+            Some(found) => Some(found),
+            None if main_holds(txn, main, x, self.prefix)? => None,
+            None => self.assign(txn, x)?,
+        };
+        Ok(match found {
+            Some((n, db)) => Route::Part(n, db, &key[self.prefix..]),
+            None => Route::Main(key),
+        })
+    }
+
+    /// Gives prefix `x` the next free partition, if one is left: partitions are numbered
+    /// in the order prefixes get them, so the map's assignments count the used ones.
+    fn assign(&self, txn: &mut RwTxn<'_>, x: &[u8]) -> heed::Result<Option<(usize, Db<'d>)>> {
         let mark = self.map.get(txn, &converted_mark(self.prefix))?.is_some();
         let used = usize::try_from(self.map.len(txn)?)
             .unwrap_or(usize::MAX)
             .saturating_sub(usize::from(mark));
-        let free = self.trees.get(used).copied();
-        let Some(db) = free.filter(|_| used <= usize::from(u8::MAX)) else {
-            return Ok(Route::Main(key));
+        let Some(db) = self.trees.get(used).copied() else {
+            return Ok(None);
         };
-        if main_holds(txn, main, x, self.prefix)? {
-            return Ok(Route::Main(key));
-        }
-        self.map.put(txn, x, &[used as u8])?;
-        Ok(Route::Part(used, db, &key[self.prefix..]))
+        let Ok(number) = u8::try_from(used) else {
+            return Ok(None);
+        };
+        self.map.put(txn, x, &[number])?;
+        Ok(Some((used, db)))
     }
 
     /// The assigned prefixes whose keys may fall within the bounds, in key order.
@@ -347,47 +357,83 @@ pub(crate) fn write_batch<'b>(
     n: usize,
     pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
 ) -> heed::Result<()> {
-    // Destinations first (assigning partitions), then the runs. Ascending keys of one
-    // prefix come together, so the prefix is looked up once per run.
-    let mut routes: Vec<Option<usize>> = Vec::with_capacity(n);
+    let dest = destinations(txn, parts, suffix, n, &|i| pair(i).0, &mut |txn, key| {
+        Ok(match parts.route_write(txn, main, key, suffix)? {
+            Route::Main(_) => None,
+            Route::Part(n, ..) => Some(n),
+        })
+    })?;
+    write_runs(txn, main, parts, suffix, n, &|i| pair(i).0, &|i| dest[i])
+}
+
+/// Decides the partition of a key's prefix (`None`: the main database).
+type Router<'r> = dyn FnMut(&mut RwTxn<'_>, &[u8]) -> heed::Result<Option<usize>> + 'r;
+
+/// Where each of `n` ascending keys goes: a partition number, or `None` for the main
+/// database. Keys with a short head go to the main database; `route` decides for the first
+/// key of each prefix, and the keys after it with that prefix, which come together, follow.
+fn destinations<'b>(
+    txn: &mut RwTxn<'_>,
+    parts: &Parts<'_>,
+    suffix: usize,
+    n: usize,
+    key: &dyn Fn(usize) -> &'b [u8],
+    route: &mut Router<'_>,
+) -> heed::Result<Vec<Option<usize>>> {
+    let mut dest = Vec::with_capacity(n);
     let mut last: Option<(&[u8], Option<usize>)> = None;
     for i in 0..n {
-        let key = pair(i).0;
-        let long = key.len().saturating_sub(suffix) > parts.prefix;
-        let route = match last {
-            Some((x, r)) if long && key.starts_with(x) => r,
+        let k = key(i);
+        if k.len().saturating_sub(suffix) <= parts.prefix {
+            dest.push(None);
+            continue;
+        }
+        let d = match last {
+            Some((x, d)) if k.starts_with(x) => d,
             _ => {
-                let r = match parts.route_write(txn, main, key, suffix)? {
-                    Route::Main(_) => None,
-                    Route::Part(n, ..) => Some(n),
-                };
-                last = long.then(|| (&key[..parts.prefix], r));
-                r
+                let d = route(txn, k)?;
+                last = Some((&k[..parts.prefix], d));
+                d
             }
         };
-        routes.push(route);
+        dest.push(d);
     }
+    Ok(dest)
+}
+
+/// Writes `n` ascending keys to the destinations [`destinations`] gave them, each run of
+/// one destination through one cursor ([`set::write_batch`]).
+fn write_runs<'b>(
+    txn: &mut RwTxn<'_>,
+    main: Db<'_>,
+    parts: &Parts<'_>,
+    suffix: usize,
+    n: usize,
+    key: &dyn Fn(usize) -> &'b [u8],
+    dest: &dyn Fn(usize) -> Option<usize>,
+) -> heed::Result<()> {
     let empty: &[u8] = &[];
     let mut start = 0;
     while start < n {
-        let dest = routes[start];
+        let d = dest(start);
         let mut end = start + 1;
-        while end < n && routes[end] == dest {
+        while end < n && dest(end) == d {
             end += 1;
         }
-        let (db, cut) = match dest {
-            Some(n) => (parts.trees[n], parts.prefix),
+        let (db, cut) = match d.and_then(|n| parts.trees.get(n)) {
+            Some(db) => (*db, parts.prefix),
             None => (main, 0),
         };
         set::write_batch(txn, db, suffix, end - start, &|i| {
-            (&pair(start + i).0[cut..], empty)
+            (&key(start + i)[cut..], empty)
         })?;
         start = end;
     }
     Ok(())
 }
 
-/// Moves the keys of the main database that belong in partitions there, once.
+/// Moves the keys of the main database that belong in partitions there, once: for a map
+/// that [`map_state`] found unsplit. Returns how many keys moved.
 pub(crate) fn convert(
     txn: &mut RwTxn<'_>,
     main: Db<'_>,
@@ -395,18 +441,12 @@ pub(crate) fn convert(
     suffix: usize,
 ) -> heed::Result<usize> {
     const CHUNK: usize = 1 << 16;
-    let mark = converted_mark(parts.prefix);
-    if parts.map.get(txn, &mark)?.is_some() {
-        return Ok(0);
-    }
-    let done = settings(parts.prefix, parts.trees.len());
     let mut keep: Vec<Vec<u8>> = Vec::new();
     let mut moved = 0usize;
     let mut after: Option<Vec<u8>> = None;
-    // The main database is read in chunks (and emptied at the end), so that routing finds
-    // it as it was: a prefix gets a partition only while no key of it stays behind.
-    let mut staged: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut assigned: std::collections::HashMap<Vec<u8>, Option<usize>> = Default::default();
+    // The main database is read in chunks and emptied at the end. Its keys stay in place
+    // meanwhile, so a prefix is assigned without the usual check that the main database
+    // holds none of its keys.
     loop {
         // Whole heads per chunk: the next chunk starts after the last head read.
         let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK);
@@ -434,45 +474,40 @@ pub(crate) fn convert(
             break;
         }
         after = last_head;
-        for key in chunk {
-            let head = key.len().saturating_sub(suffix);
-            if head <= parts.prefix {
-                keep.push(key);
-                continue;
-            }
-            let x = key[..parts.prefix].to_vec();
-            let n = match assigned.get(&x) {
-                Some(n) => *n,
-                None => {
-                    let n = assign_new(txn, parts, &x)?;
-                    assigned.insert(x, n);
-                    n
-                }
-            };
-            match n {
-                Some(n) => staged.push((n, key)),
-                None => keep.push(key),
-            }
-        }
-        // Keys of one prefix are contiguous and ascending: write them as runs.
-        staged.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        let mut start = 0;
-        while start < staged.len() {
-            let n = staged[start].0;
-            let mut end = start + 1;
-            while end < staged.len() && staged[end].0 == n {
-                end += 1;
-            }
-            let db = parts.trees[n];
-            let empty: &[u8] = &[];
-            let run = &staged[start..end];
-            set::write_batch(txn, db, suffix, run.len(), &|i| {
-                (&run[i].1[parts.prefix..], empty)
-            })?;
-            moved += run.len();
-            start = end;
-        }
-        staged.clear();
+        let dest = destinations(
+            txn,
+            parts,
+            suffix,
+            chunk.len(),
+            &|i| &chunk[i],
+            &mut |txn, key| {
+                let x = &key[..parts.prefix];
+                let found = match parts.assigned(txn, x, false)? {
+                    Some(found) => Some(found),
+                    None => parts.assign(txn, x)?,
+                };
+                Ok(found.map(|(n, _)| n))
+            },
+        )?;
+        // Keys read in order keep each prefix's keys together: the moved ones are runs.
+        let to_move: Vec<usize> = (0..chunk.len()).filter(|&i| dest[i].is_some()).collect();
+        write_runs(
+            txn,
+            main,
+            parts,
+            suffix,
+            to_move.len(),
+            &|j| &chunk[to_move[j]],
+            &|j| dest[to_move[j]],
+        )?;
+        moved += to_move.len();
+        keep.extend(
+            chunk
+                .into_iter()
+                .zip(dest)
+                .filter(|(_, d)| d.is_none())
+                .map(|(k, _)| k),
+        );
     }
     if moved > 0 {
         main.clear(txn)?;
@@ -481,22 +516,9 @@ pub(crate) fn convert(
             (keep[i].as_slice(), empty)
         })?;
     }
-    parts.map.put(txn, &mark, &done)?;
+    let done = settings(parts.prefix, parts.trees.len());
+    parts.map.put(txn, &converted_mark(parts.prefix), &done)?;
     Ok(moved)
-}
-
-/// During [`convert`]: the next free partition for prefix `x` (the main database still
-/// holds every key, so the usual check would always refuse), or `None` past the count.
-fn assign_new(txn: &mut RwTxn<'_>, parts: &Parts<'_>, x: &[u8]) -> heed::Result<Option<usize>> {
-    if let Some(n) = parts.map.get(txn, x)?.and_then(|v| v.first().copied()) {
-        return Ok(Some(usize::from(n)));
-    }
-    let used = usize::try_from(parts.map.len(txn)?).unwrap_or(usize::MAX);
-    if used >= parts.trees.len() || used > usize::from(u8::MAX) {
-        return Ok(None);
-    }
-    parts.map.put(txn, x, &[used as u8])?;
-    Ok(Some(used))
 }
 
 /// The iteration of a range that lies inside one prefix's partition alone, when it can be

@@ -286,42 +286,20 @@ pub(crate) fn write_batch<'b>(
     n: usize,
     pair: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
 ) -> heed::Result<()> {
-    let mut i = 0;
-    while i < n {
-        let mut out_of_order = None;
-        {
-            let mut cursor = db.iter_mut(txn)?;
-            // The head this cursor appended last and its greatest suffix so far.
-            let mut open: Option<(&[u8], &[u8])> = None;
-            while i < n {
-                let (head, tail) = split(pair(i).0, suffix);
-                let flags = match open {
-                    Some((h, t)) if h == head && tail > t => PutFlags::APPEND_DUP,
-                    Some((h, _)) if h == head => {
-                        out_of_order = Some(i);
-                        break;
-                    }
-                    _ => PutFlags::APPEND,
-                };
-                // SAFETY: no reference obtained through this cursor or transaction is held
-                // while it writes; `head` and `tail` belong to the caller.
-                match unsafe { cursor.put_current_with_options::<Bytes>(flags, head, tail) } {
-                    Ok(()) => {
-                        open = Some((head, tail));
-                        i += 1;
-                    }
-                    Err(heed::Error::Mdb(MdbError::KeyExist)) => {
-                        out_of_order = Some(i);
-                        break;
-                    }
-                    Err(e) => return Err(e),
-                }
+    let part = |i: usize| split(pair(i).0, suffix);
+    super::append_items(
+        txn,
+        db,
+        n,
+        &part,
+        &|i, prev| {
+            let (head, tail) = part(i);
+            match prev.map(part) {
+                // A later suffix of the head appended last; an earlier one is out of order.
+                Some((h, t)) if h == head => (tail > t).then_some(PutFlags::APPEND_DUP),
+                _ => Some(PutFlags::APPEND),
             }
-        }
-        if let Some(j) = out_of_order {
-            insert(txn, db, pair(j).0, suffix)?;
-            i = j + 1;
-        }
-    }
-    Ok(())
+        },
+        &mut |txn, j| insert(txn, db, pair(j).0, suffix).map(drop),
+    )
 }
