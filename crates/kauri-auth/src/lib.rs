@@ -11,6 +11,7 @@ pub mod binding;
 pub mod crypto;
 mod der;
 pub mod error;
+pub mod krb;
 pub mod layer;
 pub mod ntlm;
 pub mod spnego;

@@ -100,7 +100,29 @@ pub struct ServerConfig {
     pub max_sort_entries: usize,
     /// Address of the Prometheus metrics endpoint (plain HTTP); empty to disable.
     pub metrics_listen: String,
+    /// Kerberos KDC address, TCP and UDP, when serving a domain (AD's port is 88); empty
+    /// for none. A default address that cannot be bound (port 88 needs privileges) is
+    /// reported and skipped; one set in the file is an error.
+    pub listen_kdc: String,
+    /// Kerberos password-change service (RFC 3244) address, TCP and UDP (AD's port is
+    /// 464); empty for none, and skipped like `listen_kdc`.
+    pub listen_kpasswd: String,
+    /// Longest life of a ticket-granting ticket, in hours (AD's MaxTicketAge).
+    pub kerberos_max_ticket_hours: u32,
+    /// Longest a ticket may be renewed for, in days (AD's MaxRenewAge).
+    pub kerberos_max_renew_days: u32,
+    /// Longest life of a service ticket, in minutes (AD's MaxServiceAge).
+    pub kerberos_max_service_minutes: u32,
+    /// Largest difference between a client's clock and the DC's, in minutes (AD's
+    /// MaxClockSkew).
+    pub kerberos_max_clock_skew_minutes: u32,
 }
+
+/// The KDC's address unless configured.
+pub const DEFAULT_KDC: &str = "127.0.0.1:88";
+
+/// The password-change service's address unless configured.
+pub const DEFAULT_KPASSWD: &str = "127.0.0.1:464";
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -140,6 +162,12 @@ impl Default for ServerConfig {
             max_val_range: 1500,
             max_sort_entries: 500_000,
             metrics_listen: "127.0.0.1:9389".into(),
+            listen_kdc: DEFAULT_KDC.into(),
+            listen_kpasswd: DEFAULT_KPASSWD.into(),
+            kerberos_max_ticket_hours: 10,
+            kerberos_max_renew_days: 7,
+            kerberos_max_service_minutes: 600,
+            kerberos_max_clock_skew_minutes: 5,
         }
     }
 }

@@ -21,6 +21,16 @@ pub enum Task {
     SchemaUpdateNow,
     /// Count a bad password against an account (lockout), on the state the writer sees.
     BadPassword(kauri_db::Dn),
+    /// A password set (`change` false) or changed (`change` true) through Kerberos'
+    /// password-change service, under the account's password policy.
+    KerberosPassword {
+        /// The account.
+        dn: kauri_db::Dn,
+        /// The new password.
+        password: String,
+        /// Whether the account changes its own password (minimum age and history apply).
+        change: bool,
+    },
 }
 
 struct Job {
@@ -211,6 +221,11 @@ fn apply(
         }
         Task::SchemaUpdateNow => Ok(()),
         Task::BadPassword(dn) => dir.record_bad_password(w, dn),
+        Task::KerberosPassword {
+            dn,
+            password,
+            change,
+        } => dir.kerberos_password(w, dn, password, *change),
     }
 }
 

@@ -321,6 +321,25 @@ pub fn open_directory(data: &Path) -> Result<(Arc<Directory<LmdbBackend>>, Schem
     Ok((domain_directory(data, true, default_schema)?, source))
 }
 
+/// Gives krbtgt and this DC's account Kerberos keys when they have none (a domain made
+/// before Kauri had a KDC); returns the DNs given keys.
+pub fn ensure_kerberos_keys(dir: &Directory<LmdbBackend>) -> Result<Vec<String>> {
+    if dir.domain().is_none() || dir.secret_key().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut w = dir.db().write()?;
+    let done = dir
+        .ensure_kerberos_keys(&mut w)
+        .context("giving krbtgt and the DC account Kerberos keys")?;
+    if done.is_empty() {
+        w.abort();
+    } else {
+        w.commit()?;
+        dir.after_commit()?;
+    }
+    Ok(done)
+}
+
 /// Opens a provisioned domain's folder as a directory. `with_key` loads the key that seals
 /// password hashes (needed to set or verify passwords; a renamed lab copy has none yet).
 pub fn open_domain_directory(data: &Path, with_key: bool) -> Result<Arc<Directory<LmdbBackend>>> {

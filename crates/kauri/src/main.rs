@@ -188,6 +188,12 @@ struct ServeOpts {
     /// Global catalog address with TLS, e.g. 127.0.0.1:3269 ("" to disable).
     #[arg(long)]
     listen_gc_tls: Option<String>,
+    /// Kerberos KDC address, TCP and UDP, e.g. 127.0.0.1:88 ("" to disable).
+    #[arg(long)]
+    listen_kdc: Option<String>,
+    /// Kerberos password-change address, TCP and UDP, e.g. 127.0.0.1:464 ("" to disable).
+    #[arg(long)]
+    listen_kpasswd: Option<String>,
 }
 
 impl ServeOpts {
@@ -199,6 +205,8 @@ impl ServeOpts {
             listen_tls: self.listen_tls.clone(),
             listen_gc: self.listen_gc.clone(),
             listen_gc_tls: self.listen_gc_tls.clone(),
+            listen_kdc: self.listen_kdc.clone(),
+            listen_kpasswd: self.listen_kpasswd.clone(),
         }
     }
 }

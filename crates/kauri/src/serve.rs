@@ -24,6 +24,10 @@ pub struct Overrides {
     pub listen_gc: Option<String>,
     /// `--listen-gc-tls ADDR:PORT` (empty string disables it).
     pub listen_gc_tls: Option<String>,
+    /// Kerberos KDC address (`listen_kdc`).
+    pub listen_kdc: Option<String>,
+    /// Kerberos password-change address (`listen_kpasswd`).
+    pub listen_kpasswd: Option<String>,
 }
 
 /// The configuration in force: the file (if any) with the flags on top.
@@ -46,6 +50,12 @@ pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
     }
     if let Some(l) = &o.listen_gc_tls {
         cfg.listen_gc_tls = l.clone();
+    }
+    if let Some(l) = &o.listen_kdc {
+        cfg.listen_kdc = l.clone();
+    }
+    if let Some(l) = &o.listen_kpasswd {
+        cfg.listen_kpasswd = l.clone();
     }
     Ok(cfg)
 }
@@ -106,6 +116,9 @@ pub fn serve(o: &Overrides) -> Result<()> {
             d.dns_name.to_ascii_uppercase(),
             d.domain_dn
         );
+        for dn in crate::domain::ensure_kerberos_keys(&dir)? {
+            eprintln!("kauri: gave {dn} Kerberos keys");
+        }
     }
     let rt = runtime()?;
     let writer_done = rt.block_on(async move {
@@ -124,6 +137,13 @@ pub fn serve(o: &Overrides) -> Result<()> {
         }
         if let Some(a) = gc_tls {
             eprintln!("kauri: serving the global catalog at ldaps://{a}");
+        }
+        let krb = kauri_kdc::start(server.ctx()).await?;
+        for a in &krb.kdc {
+            eprintln!("kauri: serving Kerberos at {a} (TCP and UDP)");
+        }
+        for a in &krb.kpasswd {
+            eprintln!("kauri: serving Kerberos password changes at {a} (TCP and UDP)");
         }
         // SIGTERM (a service manager) or Ctrl-C: stop accepting and leave.
         tokio::select! {
@@ -164,6 +184,9 @@ async fn stop_signal() {
 }
 
 const DEMO_REALM: &str = "SAMDOM.EXAMPLE.COM";
+/// The demo's KDC and password-change ports (unprivileged).
+const DEMO_KDC: &str = "127.0.0.1:3088";
+const DEMO_KPASSWD: &str = "127.0.0.1:3464";
 const DEMO_DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 
 /// Provisions the demo domain in an empty data folder and adds a few people; returns
@@ -276,8 +299,15 @@ pub fn demo(o: &Overrides) -> Result<()> {
         cfg.listen_ldapi = cfg.data.join("ldapi");
     }
     let ldapi = cfg.listen_ldapi.display().to_string().replace('/', "%2F");
+    if cfg.listen_kdc == kauri_ldap::config::DEFAULT_KDC {
+        cfg.listen_kdc = DEMO_KDC.into();
+    }
+    if cfg.listen_kpasswd == kauri_ldap::config::DEFAULT_KPASSWD {
+        cfg.listen_kpasswd = DEMO_KPASSWD.into();
+    }
     let created = demo_domain(&cfg.data, &password)?;
     let (dir, source) = open_directory(&cfg.data)?;
+    crate::domain::ensure_kerberos_keys(&dir)?;
     let schema = crate::domain::describe(&source);
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;
     let ca = cert.with_file_name("ca.pem");
@@ -302,6 +332,29 @@ pub fn demo(o: &Overrides) -> Result<()> {
         if let Some(a) = server.cldap_addr() {
             println!("            cldap://127.0.0.1:{} (LDAP pings over UDP)", a.port());
         }
+        let krb = kauri_kdc::start(server.ctx()).await?;
+        for a in &krb.kdc {
+            println!("            kerberos {a} (TCP and UDP)");
+        }
+        for a in &krb.kpasswd {
+            println!("            kpasswd {a} (TCP and UDP)");
+        }
+        if let Some(a) = krb.kdc.first() {
+            let conf = data.join("krb5.conf");
+            let text = demo_krb5_conf(*a, krb.kpasswd.first().copied());
+            write_secret(&conf, &text)?;
+            println!();
+            println!("Kerberos ({} is written with this):", conf.display());
+            for line in text.lines() {
+                println!("  {line}");
+            }
+            println!("Try:");
+            println!(
+                "  echo '{password}' | KRB5_CONFIG={} KRB5CCNAME=FILE:/tmp/kauri-cc kinit aroha@{DEMO_REALM} && KRB5_CONFIG={} KRB5CCNAME=FILE:/tmp/kauri-cc klist -e",
+                conf.display(),
+                conf.display()
+            );
+        }
         println!();
         println!("Try:");
         println!(
@@ -318,6 +371,14 @@ pub fn demo(o: &Overrides) -> Result<()> {
         server.run().await;
         Ok(())
     })
+}
+
+/// A krb5.conf that points MIT's tools at the demo's KDC.
+fn demo_krb5_conf(kdc: std::net::SocketAddr, kpasswd: Option<std::net::SocketAddr>) -> String {
+    let kpasswd = kpasswd.map_or_else(|| DEMO_KPASSWD.to_string(), |a| a.to_string());
+    format!(
+        "[libdefaults]\n    default_realm = {DEMO_REALM}\n    dns_lookup_kdc = false\n    dns_lookup_realm = false\n    rdns = false\n    dns_canonicalize_hostname = false\n[realms]\n    {DEMO_REALM} = {{\n        kdc = {kdc}\n        kpasswd_server = {kpasswd}\n    }}\n[domain_realm]\n    .samdom.example.com = {DEMO_REALM}\n    samdom.example.com = {DEMO_REALM}\n"
+    )
 }
 
 fn write_secret(path: &Path, text: &str) -> Result<()> {

@@ -22,7 +22,7 @@ use crate::sid::{rid, Sid};
 
 /// How often `lastLogonTimestamp` is written at most (AD's default
 /// `msDS-LogonTimeSyncInterval`, 14 days, less a margin of up to 5 days).
-const LOGON_TIMESTAMP_INTERVAL_SECS: i64 = 9 * 86_400;
+pub(crate) const LOGON_TIMESTAMP_INTERVAL_SECS: i64 = 9 * 86_400;
 
 /// The outcome of a bind.
 #[derive(Debug, Clone)]

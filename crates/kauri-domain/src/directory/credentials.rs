@@ -11,12 +11,11 @@ use kauri_kv::Backend;
 
 use super::add::Attrs;
 use super::error::{DirError, DirResult};
+use super::prepared::compute;
 use super::token::resultant_policy;
 use super::view::View;
 use super::{now_secs, Change, Directory, Request};
-use crate::password::{
-    ad_time_from_unix, decode_unicode_pwd, CryptSchemes, PasswordPolicy, StoredSecrets,
-};
+use crate::password::{ad_time_from_unix, decode_unicode_pwd, PasswordPolicy, StoredSecrets};
 
 /// Where the sealed secrets are stored.
 pub const SECRETS_ATTR: &str = "supplementalCredentials";
@@ -45,28 +44,44 @@ fn password_of(attr: &str, value: &[u8]) -> DirResult<String> {
 
 impl<B: Backend> Directory<B> {
     /// The new passwords a change carries (an add's, or a modify's added and replaced
-    /// values), when the domain keeps crypt forms that are worth computing before the
-    /// change reaches the writer; empty otherwise.
-    pub fn passwords_to_prepare(&self, change: &Change) -> Vec<String> {
-        if self.crypt_schemes() == CryptSchemes::default() {
-            return Vec::new();
-        }
+    /// values), to hash before the change reaches the writer: every password set derives
+    /// Kerberos keys (and, when the domain keeps them, crypt forms).
+    pub fn passwords_to_prepare(&self, change: &Change) -> Vec<PasswordToPrepare> {
         let mut out = Vec::new();
-        let mut take = |attr: &str, values: &[Vec<u8>]| {
+        let mut take = |attr: &str, values: &[Vec<u8>], account: &AccountRef| {
             if is_password_attr(attr) {
-                out.extend(values.iter().filter_map(|v| password_of(attr, v).ok()));
+                out.extend(values.iter().filter_map(|v| {
+                    Some(PasswordToPrepare {
+                        password: password_of(attr, v).ok()?,
+                        account: account.clone(),
+                    })
+                }));
             }
         };
         match change {
             Change::Add(entry) => {
+                let first = |name: &str| {
+                    entry
+                        .attrs
+                        .iter()
+                        .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                        .and_then(|(_, v)| v.first())
+                };
+                let account = AccountRef::New {
+                    sam: first("sAMAccountName").map(|v| String::from_utf8_lossy(v).into_owned()),
+                    uac: first("userAccountControl")
+                        .and_then(|v| super::principal::parse_u32_bits(v))
+                        .unwrap_or(0),
+                };
                 for (attr, values) in &entry.attrs {
-                    take(attr, values);
+                    take(attr, values, &account);
                 }
             }
-            Change::Modify { mods, .. } => {
+            Change::Modify { dn, mods, .. } => {
+                let account = AccountRef::Existing(dn.clone());
                 for m in mods {
                     if m.op != ModifyOp::Delete {
-                        take(&m.attr, &m.values);
+                        take(&m.attr, &m.values, &account);
                     }
                 }
             }
@@ -78,14 +93,36 @@ impl<B: Backend> Directory<B> {
     /// Hashes `passwords` (from [`Directory::passwords_to_prepare`]) on this thread, for
     /// the writer to take when it stores them. Meant for a blocking thread of the
     /// connection that sent the change, before it is queued.
-    pub fn prepare_passwords(&self, passwords: &[String]) {
+    pub fn prepare_passwords(&self, passwords: &[PasswordToPrepare]) {
         let schemes = self.crypt_schemes();
         for p in passwords {
+            let salt = match &p.account {
+                AccountRef::New { sam, uac } => self.salt_for_new(sam.as_deref(), *uac),
+                AccountRef::Existing(dn) => self.db().read().ok().and_then(|r| {
+                    let id = r.id_of(dn).ok()??;
+                    self.salt_of(&r, id).ok()?
+                }),
+            };
             // A password the hashing refuses is refused again, with its error, by the
-            // writer.
-            let _ = self.prepared.prepare(p, schemes);
+            // writer; a salt that changes before the writer stores the password only
+            // leaves this preparation unused.
+            let _ = self.prepared.prepare(&p.password, schemes, salt.as_deref());
         }
     }
+}
+
+/// A password on its way to the writer, with the account it is for.
+#[derive(Debug, Clone)]
+pub struct PasswordToPrepare {
+    password: String,
+    account: AccountRef,
+}
+
+/// Which account a password is for: one being added, or an existing entry.
+#[derive(Debug, Clone)]
+enum AccountRef {
+    New { sam: Option<String>, uac: u32 },
+    Existing(kauri_db::Dn),
 }
 
 /// Whether an attribute (by its schema name) carries a new or old password.
@@ -172,7 +209,12 @@ impl<B: Backend> Directory<B> {
                 .and_then(|v| super::principal::parse_u32_bits(v))
                 .unwrap_or(0);
             if uac & 0x4_0000 != 0 {
-                let secrets = StoredSecrets::from_password(&random_text()?, self.crypt_schemes())
+                let sam = attrs
+                    .get("sAMAccountName")
+                    .and_then(|v| v.first())
+                    .map(|v| String::from_utf8_lossy(v).into_owned());
+                let salt = self.salt_for_new(sam.as_deref(), uac);
+                let secrets = compute(&random_text()?, self.crypt_schemes(), salt.as_deref())
                     .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
                 attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
             }
@@ -195,9 +237,15 @@ impl<B: Backend> Directory<B> {
                 .check_new_password(&password, &sam, &display, None)
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
+        let uac_bits = attrs
+            .get("userAccountControl")
+            .and_then(|v| v.first())
+            .and_then(|v| super::principal::parse_u32_bits(v))
+            .unwrap_or(0);
+        let salt = self.salt_for_new(Some(&sam), uac_bits);
         let secrets = self
             .prepared
-            .secrets(&password, self.crypt_schemes())
+            .secrets(&password, self.crypt_schemes(), salt.as_deref())
             .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         attrs.set(SECRETS_ATTR, vec![self.seal(&secrets, guid)?]);
         attrs.set(
@@ -320,6 +368,41 @@ impl<B: Backend> Directory<B> {
         ])
     }
 
+    /// A password set or changed over Kerberos' password-change service (RFC 3244): the
+    /// ticket proved who asks, so no old password is given. A change (`change`: the
+    /// account's own, as `kpasswd` does) meets the minimum age and the history as well as
+    /// the policy's other rules; a set by an administrator meets only the latter.
+    pub fn kerberos_password(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        dn: &kauri_db::Dn,
+        password: &str,
+        change: bool,
+    ) -> DirResult<()> {
+        let id = w.id_of(dn)?.ok_or_else(|| super::no_such_object(dn))?;
+        let current = self.stored_secrets(w, id)?;
+        let policy = resultant_policy(w, self, id)?;
+        let sam = w.text(id, "sAMAccountName")?.unwrap_or_default();
+        let display = w.text(id, "displayName")?.unwrap_or_default();
+        if change {
+            let last = w.int(id, "pwdLastSet")?.unwrap_or(0);
+            policy
+                .check_min_age(last, ad_time_from_unix(now_secs() as i64))
+                .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        }
+        let history = if change { current.as_ref() } else { None };
+        policy
+            .check_new_password(password, &sam, &display, history)
+            .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        let now = ad_time_from_unix(now_secs() as i64).to_string();
+        let mods = vec![
+            self.new_secrets(w, id, current.as_ref(), password, policy.history_length)?,
+            Modification::new(ModifyOp::Replace, "pwdLastSet", &[&now]),
+            next_key_version(w, id)?,
+        ];
+        self.apply(w, &super::Request::system_modify(dn.clone(), mods, false))
+    }
+
     /// The change that stores an account's new password: sealed secrets, the previous
     /// ones (if any) carried into the history.
     fn new_secrets(
@@ -330,9 +413,10 @@ impl<B: Backend> Directory<B> {
         password: &str,
         history_length: u32,
     ) -> DirResult<Modification> {
+        let salt = self.salt_of(w, id)?;
         let next = self
             .prepared
-            .secrets(password, self.crypt_schemes())
+            .secrets(password, self.crypt_schemes(), salt.as_deref())
             .map_err(|e| DirError::UnwillingToPerform(e.to_string()))?;
         let secrets = match current {
             Some(c) => c.followed_by(next, history_length),
@@ -381,7 +465,7 @@ impl<B: Backend> Directory<B> {
 pub(crate) const KEY_VERSION_ATTR: &str = "msDS-KeyVersionNumber";
 
 /// A password nobody knows: 64 random printable characters.
-fn random_text() -> DirResult<String> {
+pub(crate) fn random_text() -> DirResult<String> {
     let mut raw = [0u8; 64];
     getrandom::fill(&mut raw)
         .map_err(|e| DirError::UnwillingToPerform(format!("random password: {e}")))?;

@@ -1,14 +1,16 @@
-//! Password hashing done before a change reaches the writer. The crypt forms a domain may
-//! keep (thousands of rounds each) are computed on the requesting connection's thread,
-//! many connections at once, and left here under a keyed digest of the password; the
-//! writer takes them when it stores that password and computes only what it does not
-//! find, so the single writer holds its transaction for storing, not for hashing.
+//! Password hashing done before a change reaches the writer. The Kerberos AES keys
+//! (PBKDF2, 4,096 rounds) and the crypt forms a domain may keep (thousands of rounds
+//! each) are computed on the requesting connection's thread, many connections at once,
+//! and left here under a keyed digest of the password and the account's salt; the writer
+//! takes them when it stores that password and computes only what it does not find, so
+//! the single writer holds its transaction for storing, not for hashing.
 
 use std::collections::HashMap;
 
 use parking_lot::Mutex;
 use sha2::{Digest, Sha256};
 
+use super::kerberos::derive_keys;
 use crate::password::{CryptSchemes, PasswordError, StoredSecrets};
 
 /// Prepared passwords kept at most: past it the oldest preparations are dropped (the
@@ -44,21 +46,31 @@ impl Prepared {
         }
     }
 
-    fn digest(&self, password: &str) -> [u8; 32] {
+    fn digest(&self, password: &str, salt: Option<&str>) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(self.key);
+        match salt {
+            Some(salt) => {
+                h.update([1]);
+                h.update((salt.len() as u64).to_le_bytes());
+                h.update(salt.as_bytes());
+            }
+            None => h.update([0]),
+        }
         h.update(password.as_bytes());
         h.finalize().into()
     }
 
-    /// Computes and keeps the secrets of `password` under `schemes`.
+    /// Computes and keeps the secrets of `password` under `schemes`, with Kerberos keys
+    /// for `salt` when there is one.
     pub(crate) fn prepare(
         &self,
         password: &str,
         schemes: CryptSchemes,
+        salt: Option<&str>,
     ) -> Result<(), PasswordError> {
-        let secrets = StoredSecrets::from_password(password, schemes)?;
-        let digest = self.digest(password);
+        let secrets = compute(password, schemes, salt)?;
+        let digest = self.digest(password, salt);
         let mut f = self.forms.lock();
         if f.kept >= MAX_PREPARED {
             // Preparations never taken (a change refused before storing its password)
@@ -82,18 +94,19 @@ impl Prepared {
         Ok(())
     }
 
-    /// The secrets of `password` under `schemes`: prepared ones when there are, computed
-    /// here otherwise.
+    /// The secrets of `password` under `schemes` (with Kerberos keys for `salt`):
+    /// prepared ones when there are, computed here otherwise.
     pub(crate) fn secrets(
         &self,
         password: &str,
         schemes: CryptSchemes,
+        salt: Option<&str>,
     ) -> Result<StoredSecrets, PasswordError> {
-        if schemes == CryptSchemes::default() {
+        if schemes == CryptSchemes::default() && salt.is_none() {
             // The NT hash alone costs nothing worth preparing.
             return StoredSecrets::from_password(password, schemes);
         }
-        let digest = self.digest(password);
+        let digest = self.digest(password, salt);
         let found = {
             let mut f = self.forms.lock();
             let taken = f.by_digest.get_mut(&digest).and_then(|list| {
@@ -110,8 +123,22 @@ impl Prepared {
         };
         match found {
             Some((_, _, secrets)) => Ok(secrets),
-            None => StoredSecrets::from_password(password, schemes),
+            None => compute(password, schemes, salt),
         }
+    }
+}
+
+/// The secrets of a password: its NT hash, the crypt forms `schemes` asks for, and its
+/// Kerberos keys when the account has a salt.
+pub(crate) fn compute(
+    password: &str,
+    schemes: CryptSchemes,
+    salt: Option<&str>,
+) -> Result<StoredSecrets, PasswordError> {
+    let secrets = StoredSecrets::from_password(password, schemes)?;
+    match salt {
+        Some(salt) => secrets.with_kerberos(derive_keys(password, salt)?),
+        None => Ok(secrets),
     }
 }
 
@@ -123,31 +150,54 @@ mod tests {
     fn prepared_secrets_are_taken_once_and_computed_otherwise() {
         let p = Prepared::new();
         let all = CryptSchemes::ALL;
-        p.prepare("Prepared.Passw0rd", all).unwrap();
-        let a = p.secrets("Prepared.Passw0rd", all).unwrap();
+        p.prepare("Prepared.Passw0rd", all, None).unwrap();
+        let a = p.secrets("Prepared.Passw0rd", all, None).unwrap();
         assert!(a.verify("Prepared.Passw0rd") && a.sha512_crypt().starts_with("$6$"));
         // Taken: a second set of the same password gets fresh salts.
-        let b = p.secrets("Prepared.Passw0rd", all).unwrap();
+        let b = p.secrets("Prepared.Passw0rd", all, None).unwrap();
         assert_ne!(a.sha512_crypt(), b.sha512_crypt());
         // Two accounts set to one password: each takes a preparation of its own.
-        p.prepare("Shared.Passw0rd", all).unwrap();
-        p.prepare("Shared.Passw0rd", all).unwrap();
-        let x = p.secrets("Shared.Passw0rd", all).unwrap();
-        let y = p.secrets("Shared.Passw0rd", all).unwrap();
+        p.prepare("Shared.Passw0rd", all, None).unwrap();
+        p.prepare("Shared.Passw0rd", all, None).unwrap();
+        let x = p.secrets("Shared.Passw0rd", all, None).unwrap();
+        let y = p.secrets("Shared.Passw0rd", all, None).unwrap();
         assert_ne!(x.sha512_crypt(), y.sha512_crypt());
         assert_eq!(p.forms.lock().kept, 0);
         // Prepared under other schemes: computed again under the ones in force.
-        p.prepare("Other.Passw0rd", CryptSchemes::default())
+        p.prepare("Other.Passw0rd", CryptSchemes::default(), None)
             .unwrap();
-        let c = p.secrets("Other.Passw0rd", all).unwrap();
+        let c = p.secrets("Other.Passw0rd", all, None).unwrap();
         assert!(c.sha256_crypt().starts_with("$5$"));
+    }
+
+    #[test]
+    fn kerberos_keys_are_prepared_per_salt() {
+        let p = Prepared::new();
+        let none = CryptSchemes::default();
+        p.prepare("Salted.Passw0rd", none, Some("KAURI.TESTalice"))
+            .unwrap();
+        // Another account's salt does not take alice's preparation.
+        let bob = p
+            .secrets("Salted.Passw0rd", none, Some("KAURI.TESTbob"))
+            .unwrap();
+        assert_eq!(bob.kerberos().unwrap().salt, "KAURI.TESTbob");
+        assert_eq!(p.forms.lock().kept, 1);
+        let alice = p
+            .secrets("Salted.Passw0rd", none, Some("KAURI.TESTalice"))
+            .unwrap();
+        assert_eq!(alice.kerberos().unwrap().salt, "KAURI.TESTalice");
+        assert_ne!(
+            alice.kerberos().unwrap().aes256,
+            bob.kerberos().unwrap().aes256
+        );
+        assert_eq!(p.forms.lock().kept, 0);
     }
 
     #[test]
     fn preparations_are_bounded() {
         let p = Prepared::new();
         for i in 0..(MAX_PREPARED + 10) {
-            p.prepare(&format!("pw{i}"), CryptSchemes::default())
+            p.prepare(&format!("pw{i}"), CryptSchemes::default(), None)
                 .unwrap();
         }
         let f = p.forms.lock();

@@ -158,6 +158,10 @@ impl<B: Backend> Directory<B> {
         self.apply(&mut w, &set_password)?;
         w.commit()?;
         self.rediscover()?;
+        // krbtgt and the DC's own account get their keys once the domain is known.
+        let mut w = self.db.write()?;
+        self.ensure_kerberos_keys(&mut w)?;
+        w.commit()?;
         Ok(Provisioned {
             entries: total as usize,
             schema_objects,

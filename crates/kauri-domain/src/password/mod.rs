@@ -21,7 +21,7 @@ pub use hashes::{
 pub use logon::LogonFailure;
 pub use policy::{AttributeSource, ComplexityFailure, PasswordPolicy, PolicyViolation};
 pub use seal::{SecretKey, KEY_LEN};
-pub use secrets::{CryptSchemes, StoredSecrets};
+pub use secrets::{CryptSchemes, KerberosKeys, PreviousKeys, StoredSecrets};
 pub use time::{
     ad_time_from_unix, ad_time_now, is_expired, lockout_active, must_change_password,
     unix_from_ad_time, AD_EPOCH_TO_UNIX_SECS, AD_TICKS_PER_SECOND,
@@ -84,6 +84,9 @@ pub enum PasswordError {
     /// Sealing failed (the plaintext is beyond the cipher's limits).
     #[error("value could not be sealed")]
     Seal,
+    /// The Kerberos keys of a password could not be derived.
+    #[error("Kerberos keys: {0}")]
+    Kerberos(String),
     /// A password-policy attribute holds a value of the wrong form.
     #[error("attribute {attr}: {value:?} is not a valid value")]
     BadAttribute {

@@ -1,6 +1,7 @@
-//! What the directory keeps of a user's password: the NT hash, two SHA-crypt strings and
-//! the NT hashes of earlier passwords, in a compact versioned binary form meant to be
-//! sealed with [`super::SecretKey`] before it is stored.
+//! What the directory keeps of a user's password: the NT hash, two SHA-crypt strings, the
+//! NT hashes of earlier passwords, and the Kerberos AES keys of the current and the
+//! previous password, in a compact versioned binary form meant to be sealed with
+//! [`super::SecretKey`] before it is stored.
 
 use std::fmt;
 
@@ -10,8 +11,62 @@ use zeroize::Zeroize;
 use super::hashes::{hash_crypt, nt_hash, CryptAlgorithm, DEFAULT_CRYPT_ROUNDS};
 use super::PasswordError;
 
-/// The first byte of [`StoredSecrets::encode`]'s output.
-const FORMAT_VERSION: u8 = 1;
+/// The first byte of [`StoredSecrets::encode`]'s output: 2 since the Kerberos keys; 1
+/// (without them) is still read.
+const FORMAT_VERSION: u8 = 2;
+
+/// The Kerberos AES keys (RFC 3962) of one password, with the salt they were derived
+/// with. AD derives them whenever a password is set and keeps the salt beside them
+/// (`Primary:Kerberos-Newer-Keys`), so a later rename does not change the keys a client
+/// must compute; the RC4 key is the NT hash and is not repeated here.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KerberosKeys {
+    /// The salt the keys were derived with (`REALM` + account name for users).
+    pub salt: String,
+    /// aes256-cts-hmac-sha1-96 (etype 18).
+    pub aes256: [u8; 32],
+    /// aes128-cts-hmac-sha1-96 (etype 17).
+    pub aes128: [u8; 16],
+}
+
+impl fmt::Debug for KerberosKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KerberosKeys")
+            .field("salt", &self.salt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for KerberosKeys {
+    fn drop(&mut self) {
+        self.aes256.zeroize();
+        self.aes128.zeroize();
+    }
+}
+
+/// The keys of the password before the current one, kept so that tickets issued under it
+/// stay usable until they expire (AD's "OldCredentials"; krbtgt rotation relies on it).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PreviousKeys {
+    /// The previous password's NT hash (its RC4 key).
+    pub nt_hash: [u8; 16],
+    /// Its AES keys, when it had them.
+    pub kerberos: Option<KerberosKeys>,
+}
+
+impl fmt::Debug for PreviousKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreviousKeys")
+            .field("kerberos", &self.kerberos)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PreviousKeys {
+    fn drop(&mut self) {
+        self.nt_hash.zeroize();
+    }
+}
 
 /// The one-way forms of an account's password and its recent predecessors.
 ///
@@ -23,6 +78,8 @@ pub struct StoredSecrets {
     sha512_crypt: String,
     sha256_crypt: String,
     history: Vec<[u8; 16]>,
+    kerberos: Option<KerberosKeys>,
+    previous: Option<PreviousKeys>,
 }
 
 /// The crypt forms of a password kept beside its NT hash, for clients that verify
@@ -77,6 +134,8 @@ impl StoredSecrets {
             sha512_crypt: crypt(schemes.sha512, CryptAlgorithm::Sha512)?,
             sha256_crypt: crypt(schemes.sha256, CryptAlgorithm::Sha256)?,
             history: Vec::new(),
+            kerberos: None,
+            previous: None,
         })
     }
 
@@ -100,7 +159,29 @@ impl StoredSecrets {
             sha512_crypt,
             sha256_crypt,
             history,
+            kerberos: None,
+            previous: None,
         })
+    }
+
+    /// These secrets with the Kerberos AES keys of the same password.
+    pub fn with_kerberos(mut self, keys: KerberosKeys) -> Result<StoredSecrets, PasswordError> {
+        if keys.salt.len() > usize::from(u16::MAX) {
+            return Err(PasswordError::BadEncoding("salt too long"));
+        }
+        self.kerberos = Some(keys);
+        Ok(self)
+    }
+
+    /// The current password's Kerberos AES keys; `None` for a password set before Kauri
+    /// derived them (such an account has only RC4 until its next password change).
+    pub fn kerberos(&self) -> Option<&KerberosKeys> {
+        self.kerberos.as_ref()
+    }
+
+    /// The keys of the password before this one, when there was one.
+    pub fn previous(&self) -> Option<&PreviousKeys> {
+        self.previous.as_ref()
     }
 
     /// The current password's NT hash (what NTLM and RC4 Kerberos keys derive from).
@@ -149,6 +230,10 @@ impl StoredSecrets {
             .chain(self.history.iter().copied())
             .take(keep)
             .collect();
+        next.previous = Some(PreviousKeys {
+            nt_hash: self.nt_hash,
+            kerberos: self.kerberos.clone(),
+        });
         next
     }
 
@@ -168,9 +253,12 @@ impl StoredSecrets {
         found.into()
     }
 
-    /// The binary form: version byte 1, the NT hash, the SHA-512 and SHA-256 crypt
-    /// strings each with a little-endian u16 length, then a little-endian u32 count of
-    /// history hashes and the hashes.
+    /// The binary form: version byte 2, the NT hash, the SHA-512 and SHA-256 crypt
+    /// strings each with a little-endian u16 length, a little-endian u32 count of history
+    /// hashes and the hashes (version 1 ends here); then a flags byte (1: current AES
+    /// keys follow, 2: previous keys follow, 4: the previous keys include AES keys), the
+    /// current AES keys (salt with a u16 length, AES256, AES128), and the previous NT hash
+    /// and AES keys in the same form.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             1 + 16
@@ -193,6 +281,27 @@ impl StoredSecrets {
         for h in self.history.iter().take(count as usize) {
             out.extend_from_slice(h);
         }
+        let prev_krb = self.previous.as_ref().and_then(|p| p.kerberos.as_ref());
+        let flags = u8::from(self.kerberos.is_some())
+            | (u8::from(self.previous.is_some()) << 1)
+            | (u8::from(prev_krb.is_some()) << 2);
+        out.push(flags);
+        let put_keys = |out: &mut Vec<u8>, k: &KerberosKeys| {
+            let len = u16::try_from(k.salt.len()).unwrap_or(u16::MAX);
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&k.salt.as_bytes()[..usize::from(len)]);
+            out.extend_from_slice(&k.aes256);
+            out.extend_from_slice(&k.aes128);
+        };
+        if let Some(k) = &self.kerberos {
+            put_keys(&mut out, k);
+        }
+        if let Some(p) = &self.previous {
+            out.extend_from_slice(&p.nt_hash);
+            if let Some(k) = &p.kerberos {
+                put_keys(&mut out, k);
+            }
+        }
         out
     }
 
@@ -201,7 +310,7 @@ impl StoredSecrets {
     pub fn decode(bytes: &[u8]) -> Result<StoredSecrets, PasswordError> {
         let mut r = Reader(bytes);
         let version = r.u8()?;
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != 1 {
             return Err(PasswordError::UnknownVersion(version));
         }
         let nt_hash = r.hash()?;
@@ -216,6 +325,25 @@ impl StoredSecrets {
         for _ in 0..count {
             history.push(r.hash()?);
         }
+        let (mut kerberos, mut previous) = (None, None);
+        if version >= 2 {
+            let flags = r.u8()?;
+            if flags & !7 != 0 || (flags & 4 != 0 && flags & 2 == 0) {
+                return Err(PasswordError::BadEncoding("unknown key flags"));
+            }
+            if flags & 1 != 0 {
+                kerberos = Some(r.keys()?);
+            }
+            if flags & 2 != 0 {
+                let nt_hash = r.hash()?;
+                let kerberos = if flags & 4 != 0 {
+                    Some(r.keys()?)
+                } else {
+                    None
+                };
+                previous = Some(PreviousKeys { nt_hash, kerberos });
+            }
+        }
         if !r.0.is_empty() {
             return Err(PasswordError::BadEncoding("trailing bytes"));
         }
@@ -224,6 +352,8 @@ impl StoredSecrets {
             sha512_crypt,
             sha256_crypt,
             history,
+            kerberos,
+            previous,
         })
     }
 }
@@ -278,6 +408,19 @@ impl<'a> Reader<'a> {
         let mut h = [0u8; 16];
         h.copy_from_slice(self.take(16)?);
         Ok(h)
+    }
+
+    fn keys(&mut self) -> Result<KerberosKeys, PasswordError> {
+        let salt = self.string()?;
+        let mut aes256 = [0u8; 32];
+        aes256.copy_from_slice(self.take(32)?);
+        let mut aes128 = [0u8; 16];
+        aes128.copy_from_slice(self.take(16)?);
+        Ok(KerberosKeys {
+            salt,
+            aes256,
+            aes128,
+        })
     }
 
     fn string(&mut self) -> Result<String, PasswordError> {
@@ -349,7 +492,7 @@ mod tests {
             .with_new_password("Next1!", 24, CryptSchemes::ALL)
             .unwrap();
         let bytes = s.encode();
-        assert_eq!(bytes[0], 1);
+        assert_eq!(bytes[0], 2);
         assert_eq!(StoredSecrets::decode(&bytes).unwrap(), s);
         for cut in 0..bytes.len() {
             assert!(
@@ -364,16 +507,16 @@ mod tests {
             Err(PasswordError::BadEncoding("trailing bytes"))
         );
         let mut other = bytes.clone();
-        other[0] = 2;
+        other[0] = 3;
         assert_eq!(
             StoredSecrets::decode(&other),
-            Err(PasswordError::UnknownVersion(2))
+            Err(PasswordError::UnknownVersion(3))
         );
         // A forged history count is refused without allocating for it.
         let forged = StoredSecrets::from_parts([7; 16], String::new(), String::new(), vec![])
             .unwrap()
             .encode();
-        let mut forged = forged[..forged.len() - 4].to_vec();
+        let mut forged = forged[..forged.len() - 5].to_vec();
         forged.extend_from_slice(&u32::MAX.to_le_bytes());
         assert!(StoredSecrets::decode(&forged).is_err());
     }
@@ -388,6 +531,65 @@ mod tests {
         assert!(
             StoredSecrets::from_parts([0; 16], "a".repeat(70_000), String::new(), vec![]).is_err()
         );
+    }
+
+    fn keys(salt: &str, seed: u8) -> KerberosKeys {
+        KerberosKeys {
+            salt: salt.to_string(),
+            aes256: [seed; 32],
+            aes128: [seed.wrapping_add(1); 16],
+        }
+    }
+
+    #[test]
+    fn kerberos_keys_round_trip_and_roll_over() {
+        let s1 = StoredSecrets::from_password("One1!", CryptSchemes::default())
+            .unwrap()
+            .with_kerberos(keys("KAURI.TESTalice", 1))
+            .unwrap();
+        assert_eq!(s1.kerberos().unwrap().salt, "KAURI.TESTalice");
+        assert!(s1.previous().is_none());
+        assert_eq!(StoredSecrets::decode(&s1.encode()).unwrap(), s1);
+        // The next password: the current keys become the previous ones, even without a
+        // history to keep.
+        let next = StoredSecrets::from_password("Two2!", CryptSchemes::default())
+            .unwrap()
+            .with_kerberos(keys("KAURI.TESTalice", 9))
+            .unwrap();
+        let s2 = s1.followed_by(next, 0);
+        let prev = s2.previous().unwrap();
+        assert_eq!(prev.nt_hash, nt_hash("One1!"));
+        assert_eq!(prev.kerberos.as_ref().unwrap().aes256, [1; 32]);
+        assert_eq!(s2.kerberos().unwrap().aes256, [9; 32]);
+        let bytes = s2.encode();
+        assert_eq!(StoredSecrets::decode(&bytes).unwrap(), s2);
+        for cut in 0..bytes.len() {
+            assert!(
+                StoredSecrets::decode(&bytes[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        // Previous keys without AES keys (a password set before they were derived).
+        let old = StoredSecrets::from_password("Old1!", CryptSchemes::default()).unwrap();
+        let s3 = old.followed_by(s2.clone(), 5);
+        assert!(s3.previous().unwrap().kerberos.is_none());
+        assert_eq!(StoredSecrets::decode(&s3.encode()).unwrap(), s3);
+        assert!(!format!("{s3:?}").contains("[9,"));
+    }
+
+    #[test]
+    fn version_one_is_read_without_keys() {
+        // Version 1: no flags byte, no keys.
+        let mut v1 = vec![1u8];
+        v1.extend_from_slice(&nt_hash("Legacy1!"));
+        v1.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
+        v1.extend_from_slice(&[5; 16]);
+        let s = StoredSecrets::decode(&v1).unwrap();
+        assert!(s.verify("Legacy1!"));
+        assert_eq!(s.history(), &[[5; 16]]);
+        assert!(s.kerberos().is_none() && s.previous().is_none());
+        // Written back, it is version 2.
+        assert_eq!(s.encode()[0], 2);
     }
 
     proptest! {

@@ -80,6 +80,10 @@ pub struct Served {
     pub tls_addr: String,
     /// `127.0.0.1:port` of the global catalog, when the data folder holds a domain.
     pub gc_addr: Option<String>,
+    /// `127.0.0.1:port` of the KDC (TCP and UDP), when the data folder holds a domain.
+    pub kdc_addr: Option<String>,
+    /// `127.0.0.1:port` of the password-change service, when it holds a domain.
+    pub kpasswd_addr: Option<String>,
     /// The CA certificate that signed the server's.
     pub ca: PathBuf,
     /// The last lines the server logged after it started serving.
@@ -170,6 +174,12 @@ pub fn serve(data: &Path) -> Served {
         .arg(data)
         .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
         .args(["--listen-gc", "127.0.0.1:0", "--listen-gc-tls", ""])
+        .args([
+            "--listen-kdc",
+            "127.0.0.1:0",
+            "--listen-kpasswd",
+            "127.0.0.1:0",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -200,6 +210,21 @@ pub fn serve(data: &Path) -> Served {
             break;
         }
     }
+    // A domain's KDC and password-change service, announced next.
+    let mut kdc_addr = None;
+    let mut kpasswd_addr = None;
+    if gc_addr.is_some() {
+        for l in lines.by_ref() {
+            if let Some(a) = l.strip_prefix("kauri: serving Kerberos at ") {
+                kdc_addr = a.split_whitespace().next().map(str::to_string);
+            } else if let Some(a) = l.strip_prefix("kauri: serving Kerberos password changes at ") {
+                kpasswd_addr = a.split_whitespace().next().map(str::to_string);
+            }
+            if kdc_addr.is_some() && kpasswd_addr.is_some() {
+                break;
+            }
+        }
+    }
     // Keep draining what the server logs, so it never writes into a closed pipe, and keep
     // the last lines for messages.
     let log = Arc::new(Mutex::new(VecDeque::with_capacity(LOG_LINES)));
@@ -218,6 +243,8 @@ pub fn serve(data: &Path) -> Served {
         addr,
         tls_addr,
         gc_addr,
+        kdc_addr,
+        kpasswd_addr,
         ca: data.join("tls").join("ca.pem"),
         log,
     }

@@ -1,0 +1,178 @@
+//! How Kerberos messages arrive and leave: UDP datagrams, and TCP streams where each
+//! message carries a 4-byte big-endian length (RFC 4120 §7.2). The KDC and the
+//! password-change service (RFC 3244) share it; each hands a whole request to its
+//! [`Service`] and sends back what it answers.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kauri_net::{Admission, Limits};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UdpSocket};
+
+/// Largest request taken over TCP. AD's own limit for a ticket (MaxTokenSize) is 48,000
+/// bytes; a request carries at most one ticket and an authenticator.
+pub const MAX_TCP_REQUEST: usize = 256 * 1024;
+
+/// Largest reply sent over UDP (AD's MaxDatagramReplySize): anything bigger is answered
+/// with KRB_ERR_RESPONSE_TOO_BIG so the client asks again over TCP.
+pub const MAX_UDP_REPLY: usize = 1465;
+
+/// A TCP connection idle this long between requests is closed.
+const IDLE: Duration = Duration::from_secs(30);
+
+/// What answers requests: the KDC or the password-change service.
+pub trait Service: Send + Sync + 'static {
+    /// The answer to one request (`None`: send nothing — a datagram too broken to answer).
+    fn handle(
+        &self,
+        request: Vec<u8>,
+        peer: SocketAddr,
+        udp: bool,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send;
+
+    /// The error telling a UDP client that the answer to `request` is too big for a
+    /// datagram; `None` when there is no such message (the reply is then sent as is).
+    fn too_big(&self, request: &[u8]) -> Option<Vec<u8>>;
+
+    /// The error for a TCP request longer than [`MAX_TCP_REQUEST`] (or using the reserved
+    /// high bit of the length), sent before the connection is closed.
+    fn too_long(&self) -> Option<Vec<u8>>;
+}
+
+/// The listeners of one service.
+pub struct Listeners {
+    tcp: Vec<TcpListener>,
+    udp: Vec<Arc<UdpSocket>>,
+}
+
+impl Listeners {
+    /// Binds TCP and UDP on each address (`host:port`).
+    pub async fn bind(addrs: &[String]) -> std::io::Result<Listeners> {
+        let mut tcp = Vec::new();
+        let mut udp = Vec::new();
+        for a in addrs {
+            let l = kauri_net::listen(a, 1024).await?;
+            // The UDP port follows the TCP one, so ":0" gives one port for both.
+            let bound = l.local_addr()?;
+            udp.push(Arc::new(UdpSocket::bind(bound).await?));
+            tcp.push(l);
+        }
+        Ok(Listeners { tcp, udp })
+    }
+
+    /// The addresses listened on.
+    pub fn local_addrs(&self) -> Vec<SocketAddr> {
+        self.tcp
+            .iter()
+            .filter_map(|l| l.local_addr().ok())
+            .collect()
+    }
+
+    /// Serves `service` until the task is dropped.
+    pub async fn run<S: Service>(self, service: Arc<S>, max_connections: usize) {
+        let admission = Admission::new(Limits {
+            max_connections: max_connections.max(1),
+            reserved_for_authenticated: 0,
+            max_per_address: 0,
+            max_unauthenticated_per_address: 0,
+        });
+        let mut tasks = tokio::task::JoinSet::new();
+        for l in self.tcp {
+            tasks.spawn(accept_loop(l, service.clone(), admission.clone()));
+        }
+        for s in self.udp {
+            tasks.spawn(udp_loop(s, service.clone()));
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+}
+
+async fn accept_loop<S: Service>(l: TcpListener, service: Arc<S>, admission: Arc<Admission>) {
+    loop {
+        let (stream, peer) = match l.accept().await {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!(error = %e, "kerberos: accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = admission.admit(Some(peer.ip())) else {
+            continue;
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = stream.set_nodelay(true);
+            serve_tcp(stream, peer, service).await;
+        });
+    }
+}
+
+/// One TCP connection: requests one after another, each answered before the next is read.
+async fn serve_tcp<S: Service>(mut stream: TcpStream, peer: SocketAddr, service: Arc<S>) {
+    loop {
+        let mut len = [0u8; 4];
+        match tokio::time::timeout(IDLE, stream.read_exact(&mut len)).await {
+            Ok(Ok(_)) => {}
+            _ => return,
+        }
+        let n = u32::from_be_bytes(len);
+        if n & 0x8000_0000 != 0 || n as usize > MAX_TCP_REQUEST {
+            if let Some(err) = service.too_long() {
+                let _ = write_framed(&mut stream, &err).await;
+            }
+            return;
+        }
+        let mut request = vec![0u8; n as usize];
+        match tokio::time::timeout(IDLE, stream.read_exact(&mut request)).await {
+            Ok(Ok(_)) => {}
+            _ => return,
+        }
+        let Some(reply) = service.handle(request, peer, false).await else {
+            return;
+        };
+        if write_framed(&mut stream, &reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn write_framed(stream: &mut TcpStream, reply: &[u8]) -> std::io::Result<()> {
+    let len = u32::try_from(reply.len()).unwrap_or(u32::MAX);
+    let mut out = Vec::with_capacity(4 + reply.len());
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(reply);
+    stream.write_all(&out).await
+}
+
+async fn udp_loop<S: Service>(socket: Arc<UdpSocket>, service: Arc<S>) {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let (n, peer) = match socket.recv_from(&mut buf).await {
+            Ok(x) => x,
+            Err(e) => {
+                // ICMP errors from earlier replies surface here on some systems.
+                tracing::debug!(error = %e, "kerberos: udp receive failed");
+                continue;
+            }
+        };
+        let request = buf[..n].to_vec();
+        let service = service.clone();
+        let socket = socket.clone();
+        tokio::spawn(async move {
+            let Some(mut reply) = service.handle(request.clone(), peer, true).await else {
+                return;
+            };
+            if reply.len() > MAX_UDP_REPLY {
+                if let Some(err) = service.too_big(&request) {
+                    reply = err;
+                }
+            }
+            let _ = socket.send_to(&reply, peer).await;
+        });
+    }
+}
