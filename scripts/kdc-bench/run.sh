@@ -44,7 +44,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kdc-bench.XXXXXX")
 : >"$out"
 mitdir=$work/mit
 cleanup() {
-  if [ $mit = 1 ]; then "$here/mit-kdc.sh" stop --dir "$mitdir" || true; rm -rf "$mitdir"; fi
+  if [ $mit = 1 ]; then "$here/mit-kdc.sh" stop --dir "$mitdir" || true; fi
+  rm -rf "$mitdir"
+  [ "$out" = "$work/results.jsonl" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 

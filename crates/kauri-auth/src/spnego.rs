@@ -15,6 +15,11 @@ pub const OID_SPNEGO: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x02];
 /// NTLMSSP, 1.3.6.1.4.1.311.2.2.10.
 pub const OID_NTLMSSP: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a];
 
+/// Kerberos V5, 1.2.840.113554.1.2.2 (DER contents).
+pub const OID_KRB5: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02];
+/// Microsoft's Kerberos OID, 1.2.840.48018.1.2.2, which Windows clients list first.
+pub const OID_MS_KRB5: &[u8] = &[0x2a, 0x86, 0x48, 0x82, 0xf7, 0x12, 0x01, 0x02, 0x02];
+
 const WHAT: &str = "SPNEGO token";
 
 /// negState values.
@@ -105,6 +110,51 @@ fn encode_resp(
         seq.extend(der::element(0xa3, &der::element(0x04, m)));
     }
     der::element(0xa1, &der::element(0x30, &seq))
+}
+
+/// A client's first SPNEGO token when it carries Kerberos: the Kerberos token for the
+/// mechanism it chose, with what its mechListMIC covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KerberosInit {
+    /// The Kerberos OID the client listed (either form), echoed in the answer.
+    pub mech: Vec<u8>,
+    /// The Kerberos InitialContextToken (the AP-REQ).
+    pub token: Vec<u8>,
+    /// The DER of the mechanism list, which the mechListMIC covers.
+    pub mech_list: Option<Vec<u8>>,
+    /// The client's mechListMIC, if it sent one.
+    pub mic: Option<Vec<u8>>,
+    /// Whether Kerberos was the client's first choice (otherwise the MIC is required).
+    pub first_choice: bool,
+}
+
+/// The Kerberos part of a client's first token, when it sends an optimistic Kerberos
+/// token for its preferred mechanism; `None` for NTLMSSP (or anything else), which
+/// [`SpnegoServer`] handles.
+pub fn kerberos_init(token: &[u8]) -> Option<KerberosInit> {
+    if token.starts_with(SIGNATURE) {
+        return None;
+    }
+    let (true, t) = parse_client(token).ok()? else {
+        return None;
+    };
+    let first = t.mech_types.first()?;
+    if first != OID_KRB5 && first != OID_MS_KRB5 {
+        return None;
+    }
+    Some(KerberosInit {
+        mech: first.clone(),
+        token: t.token?,
+        mech_list: t.mech_types_der,
+        mic: t.mic,
+        first_choice: true,
+    })
+}
+
+/// The final NegTokenResp of a Kerberos exchange: accepted, the mechanism, the AP-REP
+/// (when mutual authentication was asked) and the server's mechListMIC.
+pub fn kerberos_response(mech: &[u8], reply: Option<&[u8]>, mic: Option<&[u8]>) -> Vec<u8> {
+    encode_resp(ACCEPT_COMPLETED, Some(mech), reply, mic)
 }
 
 /// What the server does next.

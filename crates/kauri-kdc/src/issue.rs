@@ -30,22 +30,7 @@ fn pac_ad(pac_bytes: Vec<u8>) -> AuthorizationData {
     }])
 }
 
-/// The PAC inside a ticket's authorization data, when there is one.
-pub fn find_pac(part: &EncTicketPart) -> Option<Vec<u8>> {
-    let ad = part.authorization_data.as_ref()?;
-    for e in &ad.0 {
-        if e.ad_type != ad_type::AD_IF_RELEVANT {
-            continue;
-        }
-        let Ok(inner) = AuthorizationData::decode(&e.ad_data) else {
-            continue;
-        };
-        if let Some(p) = inner.find(ad_type::AD_WIN2K_PAC) {
-            return Some(p.ad_data.clone());
-        }
-    }
-    None
-}
+pub use kauri_auth::krb::acceptor::ticket_pac as find_pac;
 
 /// Signs `pac` into `part` and encrypts the ticket for the service. `service_ticket`
 /// asks for the ticket and full-PAC signatures (every ticket but those to krbtgt and

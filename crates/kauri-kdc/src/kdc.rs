@@ -11,8 +11,8 @@ use kauri_auth::krb::msg::{
 };
 use kauri_ldap::ctx::Ctx;
 
-use crate::replay::ReplayCache;
 use crate::transport::Service;
+use kauri_auth::krb::replay::ReplayCache;
 
 /// Ticket lifetimes and the clock skew allowed, from the domain's Kerberos policy.
 #[derive(Debug, Clone)]

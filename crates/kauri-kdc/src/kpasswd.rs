@@ -23,9 +23,9 @@ use kauri_ldap::writer::Task;
 
 use crate::issue::USAGE_TICKET;
 use crate::kdc::{now_usec, same_name, Kdc, Refusal};
-use crate::replay::digest;
 use crate::tgs_req::key_for;
 use crate::transport::Service;
+use kauri_auth::krb::replay::digest;
 
 /// The HostAddress type of an IPv6 address (RFC 4120 §7.5.3).
 const ADDR_INET6: i32 = 24;

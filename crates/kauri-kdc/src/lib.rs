@@ -9,10 +9,9 @@
 mod as_req;
 pub mod issue;
 pub mod kdc;
-pub mod keys;
+pub use kauri_domain::directory::kerberos_keys as keys;
 pub mod kpasswd;
 pub mod pac_build;
-pub mod replay;
 mod tgs_req;
 pub mod transport;
 

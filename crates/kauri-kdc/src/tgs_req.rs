@@ -19,8 +19,8 @@ use kauri_domain::sid::Sid;
 use crate::as_req::account_refusal;
 use crate::issue::{find_pac, seal_ticket, USAGE_TICKET};
 use crate::kdc::{now_usec, same_name, Answer, Kdc, Refusal};
-use crate::keys::{current_keys, previous_keys, session_etype, ticket_key, LongTermKey};
-use crate::replay::digest;
+use crate::keys::{self, session_etype, ticket_key, LongTermKey};
+use kauri_auth::krb::replay::digest;
 
 /// Key usage of the authenticator in a TGS-REQ.
 const USAGE_TGS_AUTHENTICATOR: u32 = 7;
@@ -47,33 +47,19 @@ pub(crate) struct CheckedTgt {
     pub subkey: bool,
 }
 
-/// The key of a ticket's encryption type and version among an account's keys.
+/// The key of a ticket's encryption type and version, or the KRB-ERROR for its absence.
 pub(crate) fn key_for(
     acct: &KdcAccount,
     etype: i32,
     kvno: Option<u32>,
 ) -> Result<LongTermKey, Refusal> {
-    let all = current_keys(acct).into_iter().chain(previous_keys(acct));
-    let mut version_known = false;
-    for k in all {
-        if kvno.is_some_and(|v| v != k.kvno) {
-            continue;
+    keys::key_for(acct, etype, kvno).map_err(|unknown_version| {
+        if unknown_version {
+            Refusal::new(error_code::KRB_AP_ERR_BADKEYVER, "unknown key version")
+        } else {
+            Refusal::new(error_code::KRB_AP_ERR_NOKEY, "no key of that type")
         }
-        version_known = true;
-        if k.key.etype().number() == etype {
-            return Ok(k);
-        }
-    }
-    if !version_known {
-        return Err(Refusal::new(
-            error_code::KRB_AP_ERR_BADKEYVER,
-            "unknown key version",
-        ));
-    }
-    Err(Refusal::new(
-        error_code::KRB_AP_ERR_NOKEY,
-        "no key of that type",
-    ))
+    })
 }
 
 impl Kdc {

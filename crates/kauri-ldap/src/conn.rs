@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use kauri_net::{Close, Guarded, RequestClock, Slot};
 
+mod kerberos;
 mod sasl;
 
 use crate::auth::{self, Identity};
@@ -177,6 +178,8 @@ struct Conn {
     peer_cred: Option<(u32, u32)>,
     /// A GSS-SPNEGO bind in progress.
     sasl: Option<SpnegoServer>,
+    /// A GSSAPI bind in progress.
+    gssapi: Option<kerberos::GssapiBind>,
     /// A Sicily NTLM bind in progress (its CHALLENGE sent).
     sicily: Option<kauri_auth::ntlm::NtlmServer>,
     /// The security layer a bind just negotiated, installed once its response is out.
@@ -356,6 +359,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
         immediate: Vec::new(),
         peer_cred,
         sasl: None,
+        gssapi: None,
         sicily: None,
         new_layer: None,
         sealed: false,
@@ -1041,6 +1045,7 @@ impl Conn {
         // A new bind always starts from anonymous.
         self.identity = Identity::Anonymous;
         let continuing = std::mem::take(&mut self.sasl);
+        let gssapi = std::mem::take(&mut self.gssapi);
         let sicily = std::mem::take(&mut self.sicily);
         if version != 3 {
             return (
@@ -1054,7 +1059,26 @@ impl Conn {
         } = auth
         {
             if mechanism.eq_ignore_ascii_case("GSS-SPNEGO") {
+                if continuing.is_none() {
+                    let krb = credentials
+                        .as_deref()
+                        .and_then(kauri_auth::spnego::kerberos_init);
+                    if let Some(k) = krb {
+                        let (result, creds) = self.spnego_kerberos_bind(
+                            &k.token,
+                            &k.mech,
+                            k.mech_list.as_deref(),
+                            k.mic.as_deref(),
+                            k.first_choice,
+                        );
+                        return (result, creds.map(sasl::BindData::Sasl));
+                    }
+                }
                 let (result, creds) = self.spnego_bind(continuing, credentials.as_deref()).await;
+                return (result, creds.map(sasl::BindData::Sasl));
+            }
+            if mechanism.eq_ignore_ascii_case("GSSAPI") {
+                let (result, creds) = self.gssapi_bind(gssapi, credentials.as_deref());
                 return (result, creds.map(sasl::BindData::Sasl));
             }
         }

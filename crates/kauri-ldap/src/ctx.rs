@@ -135,6 +135,8 @@ pub struct Ctx {
     /// Names of the attributes hidden from (non-administrators, administrators), for the
     /// schema snapshot they were listed from.
     pub hidden: parking_lot::RwLock<HiddenCache>,
+    /// Kerberos authenticators seen by binds (each is accepted once).
+    pub replay: kauri_auth::krb::replay::ReplayCache,
 }
 
 impl Ctx {

@@ -106,9 +106,10 @@ pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResu
         "supportedExtension",
         SUPPORTED_EXTENSIONS.iter().map(|c| b(c)).collect(),
     ));
-    // AD lists GSS-SPNEGO first; it needs a domain's accounts.
+    // AD's list: GSSAPI (Kerberos) and GSS-SPNEGO (Kerberos or NTLM) need a domain.
     let mut sasl = Vec::new();
     if ctx.dir.domain().is_some() {
+        sasl.push(b("GSSAPI"));
         sasl.push(b("GSS-SPNEGO"));
     }
     sasl.push(b("PLAIN"));

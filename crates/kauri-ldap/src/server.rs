@@ -162,6 +162,7 @@ impl Server {
             subschema: parking_lot::Mutex::new(None),
             schema_source,
             hidden: parking_lot::RwLock::new(None),
+            replay: kauri_auth::krb::replay::ReplayCache::default(),
         });
         Ok(Server {
             ctx,

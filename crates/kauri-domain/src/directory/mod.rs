@@ -20,6 +20,7 @@ pub mod error;
 mod info;
 pub mod kdc;
 pub mod kerberos;
+pub mod kerberos_keys;
 pub mod metadata;
 mod modify;
 pub mod ping;

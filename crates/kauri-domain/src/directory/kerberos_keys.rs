@@ -2,8 +2,8 @@
 //! types: which key answers a client, which encrypts a ticket, which kind of session key
 //! a ticket gets — following the account's `msDS-SupportedEncryptionTypes` as AD does.
 
+use super::kdc::KdcAccount;
 use kauri_auth::krb::crypto::{Enctype, Key};
-use kauri_domain::directory::kdc::KdcAccount;
 
 /// msDS-SupportedEncryptionTypes bits (MS-KILE 2.2.7).
 pub mod bits {
@@ -158,4 +158,21 @@ pub fn client_keys(acct: &KdcAccount, client_etypes: &[i32]) -> Vec<LongTermKey>
         .filter(|e| allowed & bit(*e) != 0)
         .filter_map(|e| keys.iter().find(|k| k.key.etype() == e).cloned())
         .collect()
+}
+
+/// The key of a ticket's encryption type and version (`None`: any version) among an
+/// account's current and previous keys; `Err(true)` when no key has that version (an
+/// unknown kvno, KRB_AP_ERR_BADKEYVER), `Err(false)` when none has that type.
+pub fn key_for(acct: &KdcAccount, etype: i32, kvno: Option<u32>) -> Result<LongTermKey, bool> {
+    let mut version_known = false;
+    for k in current_keys(acct).into_iter().chain(previous_keys(acct)) {
+        if kvno.is_some_and(|v| v != k.kvno) {
+            continue;
+        }
+        version_known = true;
+        if k.key.etype().number() == etype {
+            return Ok(k);
+        }
+    }
+    Err(!version_known)
 }

@@ -1,0 +1,349 @@
+//! Kerberos binds: SASL GSSAPI (RFC 4752, with its security-layer negotiation) and
+//! GSS-SPNEGO carrying Kerberos (MS-SPNG; the layer follows the context's flags, as AD
+//! does). The ticket must be for this DC's own account (its `ldap/`, `host/` or `GC/`
+//! names); the bound identity and its token come from the ticket's PAC, with the
+//! domain-local built-in groups this DC adds for its own resources.
+
+use kauri_auth::krb::acceptor::{accept, Accepted};
+use kauri_auth::krb::context::{GssContext, KrbLayer};
+use kauri_auth::krb::crypto::Key;
+use kauri_auth::krb::msg::gss::gss_flags;
+use kauri_auth::krb::msg::Ticket;
+use kauri_auth::krb::pac::sid_to_string;
+use kauri_auth::{AuthError, SecurityLayer};
+use kauri_domain::directory::kerberos_keys::key_for;
+use kauri_domain::directory::view::View;
+use kauri_domain::directory::Account;
+use kauri_domain::sid::{rid, Sid};
+use kauri_ldap_proto::{LdapResult, ResultCode};
+
+use super::{Conn, Identity};
+
+/// SASL security layers (RFC 4752 §3.3).
+const LAYER_NONE: u8 = 1;
+const LAYER_INTEGRITY: u8 = 2;
+const LAYER_CONFIDENTIALITY: u8 = 4;
+
+/// Largest wrapped message the server takes (AD's MaxReceiveBuffer is 10 MB; ours is the
+/// PDU limit, at most the 3 bytes RFC 4752 leaves for it).
+const MAX_BUFFER: u32 = 0x00ff_ffff;
+
+/// A GSSAPI bind between its steps.
+pub(crate) enum GssapiBind {
+    /// The context is made; the client's empty token comes next.
+    Established {
+        context: GssContext,
+        account: Account,
+    },
+    /// The server's layer offer is out; the client's choice comes next.
+    Offered {
+        context: GssContext,
+        account: Account,
+        offered: u8,
+    },
+}
+
+/// AD's answer to a Kerberos token it cannot accept.
+fn refused(e: &AuthError) -> LdapResult {
+    LdapResult::new(
+        ResultCode::INVALID_CREDENTIALS,
+        format!(
+            "80090308: LdapErr: DSID-0C0904DC, comment: AcceptSecurityContext error, data \
+             57, v4563 ({e})"
+        ),
+    )
+}
+
+impl Conn {
+    /// Accepts a client's Kerberos initial token: the ticket must be for this DC.
+    fn kerberos_accept(&self, token: &[u8]) -> Result<(Accepted, Account), LdapResult> {
+        let dir = &self.ctx.dir;
+        let Some(domain) = dir.domain() else {
+            return Err(LdapResult::new(
+                ResultCode::AUTH_METHOD_NOT_SUPPORTED,
+                "Kerberos needs a domain",
+            ));
+        };
+        let (now, _) = now();
+        let skew = i64::from(self.ctx.cfg.kerberos_max_clock_skew_minutes) * 60;
+        let service_key = |t: &Ticket| -> Result<Key, AuthError> {
+            let r = dir
+                .db()
+                .read()
+                .map_err(|e| AuthError::Unsupported(e.to_string()))?;
+            let wrong = || AuthError::LogonFailure("the ticket is not for this server".into());
+            let id = dir
+                .kdc_find_service(&r, &t.sname.components)
+                .map_err(|e| AuthError::Unsupported(e.to_string()))?
+                .ok_or_else(wrong)?;
+            let ours = match &domain.dc_computer {
+                Some(dn) => View::id_of(&r, dn).ok().flatten() == Some(id),
+                None => false,
+            };
+            if !ours {
+                return Err(wrong());
+            }
+            let acct = dir
+                .kdc_account(&r, id)
+                .map_err(|e| AuthError::Unsupported(e.to_string()))?
+                .ok_or_else(wrong)?;
+            key_for(&acct, t.enc_part.etype, t.enc_part.kvno)
+                .map(|k| k.key)
+                .map_err(|_| AuthError::LogonFailure("no key of the ticket's version".into()))
+        };
+        let accepted = accept(token, &service_key, now, skew, &self.ctx.replay).map_err(|e| {
+            tracing::debug!(peer = %self.peer, error = %e, "Kerberos bind refused");
+            refused(&e)
+        })?;
+        let account = self.pac_account(&accepted)?;
+        Ok((accepted, account))
+    }
+
+    /// The account and token a ticket's PAC names.
+    fn pac_account(&self, accepted: &Accepted) -> Result<Account, LdapResult> {
+        let no = |why: &str| refused(&AuthError::LogonFailure(why.to_string()));
+        let pac = accepted
+            .pac
+            .as_ref()
+            .ok_or_else(|| no("the ticket has no PAC"))?;
+        let info = pac
+            .logon_info()
+            .ok()
+            .flatten()
+            .ok_or_else(|| no("the PAC has no logon information"))?;
+        let domain_sid = info
+            .logon_domain_id
+            .as_deref()
+            .and_then(|s| Sid::from_bytes(s).ok())
+            .ok_or_else(|| no("the PAC names no domain"))?;
+        let user_sid = domain_sid.with_rid(info.user_id);
+        let mut groups: Vec<Sid> = std::iter::once(info.primary_group_id)
+            .chain(info.group_ids.iter().map(|g| g.relative_id))
+            .map(|r| domain_sid.with_rid(r))
+            .collect();
+        groups.extend(
+            info.extra_sids
+                .iter()
+                .filter_map(|s| Sid::from_bytes(&s.sid).ok()),
+        );
+        let dir = &self.ctx.dir;
+        let r = dir.db().read().map_err(|e| crate::result::db_result(&e))?;
+        let id = r
+            .find_eq("objectSid", &user_sid.to_bytes())
+            .map_err(|e| crate::result::db_result(&e))?
+            .and_then(|ids| ids.first().copied())
+            .ok_or_else(|| no("the PAC's account is not in this directory"))?;
+        let dn = View::dn_of(&r, id).map_err(|e| crate::result::dir_result(&e))?;
+        // Built-in groups are this DC's own (a resource domain's local groups): they come
+        // from the directory, not the PAC.
+        if let Some(d) = dir.domain() {
+            if let Ok(token) = kauri_domain::directory::token_groups(&r, &d, id) {
+                groups.extend(
+                    token
+                        .into_iter()
+                        .map(|(_, s)| s)
+                        .filter(|s| s.to_string().starts_with("S-1-5-32-")),
+                );
+            }
+        }
+        groups.sort();
+        groups.dedup();
+        let administrators = Sid::builtin(rid::builtin::ADMINISTRATORS);
+        let admin = groups.iter().any(|s| {
+            *s == administrators
+                || (s.domain().as_ref() == Some(&domain_sid)
+                    && s.rid()
+                        .is_some_and(|r| r == rid::DOMAIN_ADMINS || r == rid::ENTERPRISE_ADMINS))
+        });
+        tracing::debug!(
+            peer = %self.peer,
+            sid = %sid_to_string(&user_sid.to_bytes()).unwrap_or_default(),
+            "Kerberos logon"
+        );
+        Ok(Account {
+            id,
+            dn,
+            sid: Some(user_sid),
+            groups,
+            admin,
+        })
+    }
+
+    /// One step of a SASL GSSAPI bind (RFC 4752).
+    pub(super) fn gssapi_bind(
+        &mut self,
+        continuing: Option<GssapiBind>,
+        token: Option<&[u8]>,
+    ) -> (LdapResult, Option<Vec<u8>>) {
+        let token = token.unwrap_or_default();
+        match continuing {
+            None => {
+                let (accepted, account) = match self.kerberos_accept(token) {
+                    Ok(x) => x,
+                    Err(r) => return (r, None),
+                };
+                let reply = accepted.reply.unwrap_or_default();
+                self.gssapi = Some(GssapiBind::Established {
+                    context: accepted.context,
+                    account,
+                });
+                (
+                    LdapResult::new(ResultCode::SASL_BIND_IN_PROGRESS, ""),
+                    Some(reply),
+                )
+            }
+            Some(GssapiBind::Established {
+                mut context,
+                account,
+            }) => {
+                if !token.is_empty() {
+                    return (refused(&AuthError::OutOfSequence("GSSAPI token")), None);
+                }
+                // Over TLS no layer is offered (AD refuses sign and seal there); without
+                // TLS, "none" only when the server does not require integrity.
+                let offered = if self.encrypted {
+                    LAYER_NONE
+                } else if self.ctx.cfg.require_strong_auth {
+                    LAYER_INTEGRITY | LAYER_CONFIDENTIALITY
+                } else {
+                    LAYER_NONE | LAYER_INTEGRITY | LAYER_CONFIDENTIALITY
+                };
+                let max = MAX_BUFFER.min(u32::try_from(self.ctx.cfg.max_pdu).unwrap_or(MAX_BUFFER));
+                let mut offer = max.to_be_bytes();
+                offer[0] = offered;
+                let wrapped = match context.wrap(&offer, false) {
+                    Ok(w) => w,
+                    Err(e) => return (refused(&e), None),
+                };
+                self.gssapi = Some(GssapiBind::Offered {
+                    context,
+                    account,
+                    offered,
+                });
+                (
+                    LdapResult::new(ResultCode::SASL_BIND_IN_PROGRESS, ""),
+                    Some(wrapped),
+                )
+            }
+            Some(GssapiBind::Offered {
+                mut context,
+                account,
+                offered,
+            }) => {
+                let (choice, _) = match context.unwrap(token) {
+                    Ok(x) => x,
+                    Err(e) => return (refused(&e), None),
+                };
+                let Some(&layer) = choice.first() else {
+                    return (
+                        refused(&AuthError::Malformed {
+                            what: "GSSAPI layer choice",
+                            why: "empty".into(),
+                        }),
+                        None,
+                    );
+                };
+                if choice.len() < 4 || layer.count_ones() != 1 || layer & offered == 0 {
+                    return (
+                        refused(&AuthError::Malformed {
+                            what: "GSSAPI layer choice",
+                            why: "not one of the layers offered".into(),
+                        }),
+                        None,
+                    );
+                }
+                if layer != LAYER_NONE {
+                    let seal = layer == LAYER_CONFIDENTIALITY;
+                    self.new_layer =
+                        Some(Box::new(KrbLayer::new(context, seal)) as Box<dyn SecurityLayer>);
+                }
+                self.identity = Identity::Account(account);
+                (LdapResult::success(), None)
+            }
+        }
+    }
+
+    /// A GSS-SPNEGO bind whose mechanism is Kerberos: one round, the layer from the
+    /// context's flags. `mech` is the Kerberos OID the client chose, `mech_list` the DER
+    /// of its mechanism list and `mic` its mechListMIC, if any.
+    pub(super) fn spnego_kerberos_bind(
+        &mut self,
+        token: &[u8],
+        mech: &[u8],
+        mech_list: Option<&[u8]>,
+        mic: Option<&[u8]>,
+        first_choice: bool,
+    ) -> (LdapResult, Option<Vec<u8>>) {
+        let (mut accepted, account) = match self.kerberos_accept(token) {
+            Ok(x) => x,
+            Err(r) => return (r, None),
+        };
+        let our_mic = match (mic, mech_list) {
+            (Some(m), Some(list)) => {
+                if let Err(e) = accepted.context.verify_mic(list, m) {
+                    return (refused(&e), None);
+                }
+                match accepted.context.get_mic(list) {
+                    Ok(m) => Some(m),
+                    Err(e) => return (refused(&e), None),
+                }
+            }
+            (None, Some(_)) if !first_choice => {
+                return (
+                    refused(&AuthError::LogonFailure(
+                        "the mechanism list MIC is missing".into(),
+                    )),
+                    None,
+                )
+            }
+            _ => None,
+        };
+        let flags = accepted.gss_flags;
+        let wants = flags & (gss_flags::INTEG | gss_flags::CONF) != 0;
+        if wants {
+            if self.encrypted && flags & gss_flags::CONF != 0 {
+                return (
+                    LdapResult::new(
+                        ResultCode::UNWILLING_TO_PERFORM,
+                        "00002029: LdapErr: DSID-0C09053E, comment: Cannot bind using \
+                         sign/seal on a connection on which TLS or SSL is in effect, data 0, \
+                         v4563",
+                    ),
+                    None,
+                );
+            }
+            if !self.encrypted {
+                let seal = flags & gss_flags::CONF != 0;
+                self.new_layer =
+                    Some(Box::new(KrbLayer::new(accepted.context, seal)) as Box<dyn SecurityLayer>);
+            }
+        } else if self.ctx.cfg.require_strong_auth && !self.encrypted {
+            return (
+                LdapResult::new(
+                    ResultCode::STRONGER_AUTH_REQUIRED,
+                    "00002028: LdapErr: DSID-0C090259, comment: The server requires binds to \
+                     turn on integrity checking if SSL\\TLS are not already active on the \
+                     connection, data 0, v4563",
+                ),
+                None,
+            );
+        }
+        self.identity = Identity::Account(account);
+        let out = kauri_auth::spnego::kerberos_response(
+            mech,
+            accepted.reply.as_deref(),
+            our_mic.as_deref(),
+        );
+        (LdapResult::success(), Some(out))
+    }
+}
+
+fn now() -> (i64, u32) {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (
+        i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        d.subsec_micros(),
+    )
+}
