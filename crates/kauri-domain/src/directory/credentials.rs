@@ -384,16 +384,26 @@ impl<B: Backend> Directory<B> {
         let policy = resultant_policy(w, self, id)?;
         let sam = w.text(id, "sAMAccountName")?.unwrap_or_default();
         let display = w.text(id, "displayName")?.unwrap_or_default();
-        if change {
+        let bits = w
+            .values(id, "userAccountControl")?
+            .first()
+            .and_then(|v| super::principal::parse_u32_bits(v))
+            .unwrap_or(0);
+        // A computer's own password (a machine changing its secret) is not a person's:
+        // AD holds it to no password policy.
+        let machine = super::kerberos::is_computer_uac(bits);
+        if change && !machine {
             let last = w.int(id, "pwdLastSet")?.unwrap_or(0);
             policy
                 .check_min_age(last, ad_time_from_unix(now_secs() as i64))
                 .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
         }
         let history = if change { current.as_ref() } else { None };
-        policy
-            .check_new_password(password, &sam, &display, history)
-            .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        if !machine {
+            policy
+                .check_new_password(password, &sam, &display, history)
+                .map_err(|v| DirError::ConstraintViolation(v.diagnostic()))?;
+        }
         let now = ad_time_from_unix(now_secs() as i64).to_string();
         let mods = vec![
             self.new_secrets(w, id, current.as_ref(), password, policy.history_length)?,
