@@ -73,6 +73,41 @@ impl Refusal {
 /// The result of one exchange.
 pub type Answer = Result<Vec<u8>, Refusal>;
 
+/// How long an answer is kept for a request sent again (a UDP retransmission, or the TCP
+/// retry after KRB_ERR_RESPONSE_TOO_BIG).
+const LOOKASIDE_SECS: i64 = 120;
+/// Answers kept at most.
+const LOOKASIDE_MAX: usize = 8192;
+
+/// Recent answers by a digest of their request, so a request that arrives again gets the
+/// same answer instead of a replay error (MIT's KDC keeps such a "lookaside" cache too).
+#[derive(Default)]
+pub struct Lookaside {
+    answers: parking_lot::Mutex<std::collections::HashMap<u128, (i64, Arc<Vec<u8>>)>>,
+}
+
+impl Lookaside {
+    /// The answer given to the same request, if still kept.
+    pub fn get(&self, digest: u128, now: i64) -> Option<Arc<Vec<u8>>> {
+        let map = self.answers.lock();
+        map.get(&digest)
+            .filter(|(at, _)| now - at <= LOOKASIDE_SECS)
+            .map(|(_, a)| a.clone())
+    }
+
+    /// Keeps an answer.
+    pub fn put(&self, digest: u128, now: i64, answer: Arc<Vec<u8>>) {
+        let mut map = self.answers.lock();
+        if map.len() >= LOOKASIDE_MAX {
+            map.retain(|_, (at, _)| now - *at <= LOOKASIDE_SECS);
+            if map.len() >= LOOKASIDE_MAX {
+                map.clear();
+            }
+        }
+        map.insert(digest, (now, answer));
+    }
+}
+
 /// See the module documentation.
 pub struct Kdc {
     /// The LDAP server's shared state: the directory and its writer.
@@ -81,6 +116,8 @@ pub struct Kdc {
     pub settings: KdcSettings,
     /// Authenticators seen.
     pub replay: ReplayCache,
+    /// Recent answers by request.
+    pub lookaside: Lookaside,
     /// This DC's host name (the PAC's logon server).
     pub logon_server: String,
 }
@@ -103,6 +140,7 @@ impl Kdc {
             ctx,
             settings,
             replay: ReplayCache::default(),
+            lookaside: Lookaside::default(),
             logon_server,
         }
     }
@@ -139,8 +177,19 @@ impl Kdc {
         .encode()
     }
 
-    /// Answers one request.
+    /// Answers one request; a request seen moments ago gets the answer it got then.
     pub async fn answer(&self, request: &[u8], peer: SocketAddr) -> Option<Vec<u8>> {
+        let key = kauri_auth::krb::replay::digest(request);
+        let (now, _) = now_usec();
+        if let Some(a) = self.lookaside.get(key, now) {
+            return Some(a.as_ref().clone());
+        }
+        let answer = self.answer_new(request, peer).await?;
+        self.lookaside.put(key, now, Arc::new(answer.clone()));
+        Some(answer)
+    }
+
+    async fn answer_new(&self, request: &[u8], peer: SocketAddr) -> Option<Vec<u8>> {
         let kind = match application_tag(request) {
             Some(10) => KdcKind::As,
             Some(12) => KdcKind::Tgs,

@@ -128,33 +128,32 @@ impl Kdc {
                 "clock skew too great",
             ));
         }
-        let cksum = auth.cksum.as_ref().ok_or_else(|| {
-            Refusal::new(
-                error_code::KRB_AP_ERR_INAPP_CKSUM,
-                "authenticator has no checksum",
-            )
-        })?;
-        let body_bytes = req.req_body.checksum_bytes();
-        session
-            .verify_checksum(
-                USAGE_TGS_REQ_CHECKSUM,
-                &body_bytes,
-                cksum.cksumtype,
-                &cksum.checksum,
-            )
-            .map_err(|e| match e {
-                kauri_auth::krb::crypto::CryptoError::UnsupportedChecksumType(_)
-                | kauri_auth::krb::crypto::CryptoError::ChecksumTypeMismatch { .. } => {
-                    Refusal::new(
-                        error_code::KRB_AP_ERR_INAPP_CKSUM,
-                        "checksum type not accepted",
-                    )
-                }
-                _ => Refusal::new(
-                    error_code::KRB_AP_ERR_MODIFIED,
-                    "request body checksum wrong",
-                ),
-            })?;
+        // The checksum binds the request body to the TGT's session key. Windows answers
+        // requests without one (impacket sends none), so its absence is accepted; a
+        // checksum that is there must verify.
+        if let Some(cksum) = &auth.cksum {
+            let body_bytes = req.req_body.checksum_bytes();
+            session
+                .verify_checksum(
+                    USAGE_TGS_REQ_CHECKSUM,
+                    &body_bytes,
+                    cksum.cksumtype,
+                    &cksum.checksum,
+                )
+                .map_err(|e| match e {
+                    kauri_auth::krb::crypto::CryptoError::UnsupportedChecksumType(_)
+                    | kauri_auth::krb::crypto::CryptoError::ChecksumTypeMismatch { .. } => {
+                        Refusal::new(
+                            error_code::KRB_AP_ERR_INAPP_CKSUM,
+                            "checksum type not accepted",
+                        )
+                    }
+                    _ => Refusal::new(
+                        error_code::KRB_AP_ERR_MODIFIED,
+                        "request body checksum wrong",
+                    ),
+                })?;
+        }
         if !self
             .replay
             .insert(digest(&ap.authenticator.cipher), auth.ctime.0 + skew, now)
