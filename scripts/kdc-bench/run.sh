@@ -8,17 +8,20 @@
 #        [--domain kauri.test] [--password PW] [--user-prefix user] [--service SPN]
 #        [--services N] [--port 18888] [--workers 2] [--no-mit] [--out results.jsonl]
 #        [--kauri-kdc HOST:PORT] [--kauri-pid PID[,PID...]] [--kauri-service SPN]
+#        [--with-kauri]
 #
 # MIT's KDC is set up by mit-kdc.sh in a temporary folder, started, measured and stopped.
-# --kauri-kdc runs the same loads against a KDC already running at that address with the
-# same realm, users and password (Kauri's populate command creates them); --kauri-pid lets
-# the table show its CPU time per operation. Kauri is not started here.
+# --with-kauri builds Kauri (release), creates its benchmark domain once (`kauri bench
+# kdc-domain`: the same users and password, kept in the cache folder), serves it, and runs
+# the same loads against it beside MIT's (the realm becomes SAMDOM.EXAMPLE.COM for both).
+# --kauri-kdc instead runs them against a KDC already running at that address with the
+# same realm, users and password; --kauri-pid lets the table show its CPU time per operation.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 users=100000; duration=10s; warmup=1s; conc="1 8 64"; modes="as tgs"; etype=aes256; proto=-tcp
 realm=KAURI.TEST; domain=; password=Kdc.Bench-Passw0rd; prefix=user; service=; services=1
-port=18888; workers=2; mit=1; out=; kauri=; kauri_pid=; kauri_service=
+port=18888; workers=2; mit=1; out=; kauri=; kauri_pid=; kauri_service=; with_kauri=0
 while [ $# -gt 0 ]; do case $1 in
   --users) users=$2; shift 2;; --duration) duration=$2; shift 2;; --warmup) warmup=$2; shift 2;;
   --conc) conc=$2; shift 2;; --modes) modes=$2; shift 2;; --etype) etype=$2; shift 2;;
@@ -29,12 +32,14 @@ while [ $# -gt 0 ]; do case $1 in
   --out) out=$2; shift 2;;
   --kauri-kdc) kauri=$2; shift 2;; --kauri-pid) kauri_pid=$2; shift 2;;
   --kauri-service) kauri_service=$2; shift 2;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+  --with-kauri) with_kauri=1; shift;;
+  -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
   *) echo "unknown option $1" >&2; exit 2;; esac; done
+[ $with_kauri = 1 ] && realm=SAMDOM.EXAMPLE.COM
 [ -n "$domain" ] || domain=$(echo "$realm" | tr '[:upper:]' '[:lower:]')
 [ -n "$service" ] || service=ldap/dc1.$domain
 [ -n "$kauri_service" ] || kauri_service=$service
-[ $mit = 1 ] || [ -n "$kauri" ] || { echo "run.sh: --no-mit without --kauri-kdc measures nothing" >&2; exit 2; }
+[ $mit = 1 ] || [ -n "$kauri" ] || [ $with_kauri = 1 ] || { echo "run.sh: --no-mit without --kauri-kdc measures nothing" >&2; exit 2; }
 
 cache=${KDC_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kauri-kdc-bench}
 mkdir -p "$cache"
@@ -43,12 +48,40 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kdc-bench.XXXXXX")
 [ -n "$out" ] || out=$work/results.jsonl
 : >"$out"
 mitdir=$work/mit
+kauri_server=
 cleanup() {
+  [ -n "$kauri_server" ] && kill "$kauri_server" 2>/dev/null || true
   if [ $mit = 1 ]; then "$here/mit-kdc.sh" stop --dir "$mitdir" || true; fi
   rm -rf "$mitdir"
   [ "$out" = "$work/results.jsonl" ] || rm -rf "$work"
 }
 trap cleanup EXIT
+
+if [ $with_kauri = 1 ]; then
+  root=$(cd "$here/../.." && pwd)
+  echo "== building Kauri (release)" >&2
+  (cd "$root" && cargo build -q --release -p kauri)
+  kbin=$root/target/release/kauri
+  kdata=$cache/kauri-$users-$(printf %s "$password" | sha256sum | cut -c1-12)
+  if [ ! -f "$kdata/domain.json" ]; then
+    echo "== creating Kauri's benchmark domain ($users users; kept in $kdata)" >&2
+    rm -rf "$kdata"
+    "$kbin" bench kdc-domain --users "$users" --password "$password" --data "$kdata" >&2
+  fi
+  printf 'metrics_listen = ""\nlisten_tls = ""\nlisten_kpasswd = ""\n' >"$work/kauri.toml"
+  "$kbin" serve --config "$work/kauri.toml" --data "$kdata" --listen 127.0.0.1:0 \
+    --listen-kdc 127.0.0.1:0 2>"$work/kauri.log" &
+  kauri_server=$!
+  for _ in $(seq 1 600); do
+    kauri=$(sed -n 's/^kauri: serving Kerberos at \([^ ]*\).*/\1/p' "$work/kauri.log")
+    [ -n "$kauri" ] && break
+    kill -0 "$kauri_server" 2>/dev/null || { cat "$work/kauri.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$kauri" ] || { echo "run.sh: Kauri did not start" >&2; cat "$work/kauri.log" >&2; exit 1; }
+  kauri_pid=$kauri_server
+  echo "== Kauri's KDC at $kauri" >&2
+fi
 
 echo "== building the load client (go build -p 1)" >&2
 (cd "$here" && go build -p 1 -o "$bin" .)

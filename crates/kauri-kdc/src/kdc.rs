@@ -83,8 +83,11 @@ const LOOKASIDE_MAX: usize = 8192;
 /// same answer instead of a replay error (MIT's KDC keeps such a "lookaside" cache too).
 #[derive(Default)]
 pub struct Lookaside {
-    answers: parking_lot::Mutex<std::collections::HashMap<u128, (i64, Arc<Vec<u8>>)>>,
+    answers: parking_lot::Mutex<std::collections::HashMap<u128, Kept>>,
 }
+
+/// An answer and when it was given (Unix seconds).
+type Kept = (i64, Arc<Vec<u8>>);
 
 impl Lookaside {
     /// The answer given to the same request, if still kept.

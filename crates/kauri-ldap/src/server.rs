@@ -54,9 +54,20 @@ impl Server {
         dir: Arc<Directory<LmdbBackend>>,
         schema_source: SchemaSource,
     ) -> Result<Server, ServeError> {
-        if dir.domain().is_some() {
+        if let Some(domain) = dir.domain() {
             // A domain answers anonymous clients with the root DSE only.
             cfg.anonymous_read = false;
+            // The DC's own name, which clients connect to (and check the certificate
+            // against), unless the configuration names another.
+            if cfg.dns_host_name.is_empty() || cfg.dns_host_name == "localhost" {
+                if let Some(host) = domain.dc_computer.as_ref().and_then(|d| {
+                    d.rdn()
+                        .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+                }) {
+                    cfg.dns_host_name =
+                        format!("{}.{}", host.to_ascii_lowercase(), domain.dns_name);
+                }
+            }
         }
         let tls_config = tls::tls_config(&cfg)?;
         let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);

@@ -52,6 +52,15 @@ pub fn cert_paths(
         let mut names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
         if !cfg.dns_host_name.is_empty() && cfg.dns_host_name != "localhost" {
             names.push(cfg.dns_host_name.clone());
+            // A DC's full name also gives its short name and its domain's name, which
+            // clients use too (`ldaps://dc1`, `ldaps://samdom.example.com`).
+            if let Some((host, domain)) = cfg.dns_host_name.split_once('.') {
+                for n in [host, domain] {
+                    if !n.is_empty() && !names.iter().any(|x| x == n) {
+                        names.push(n.to_string());
+                    }
+                }
+            }
         }
         // Clients may canonicalize "localhost" to the machine's own name.
         if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {

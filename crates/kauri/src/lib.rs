@@ -1,6 +1,7 @@
 //! The library half of the `kauri` command: what reads files that come from outside (LDIF,
-//! backup archives) and the data folder those files belong to, so they can be tested and
-//! fuzzed without the command around them. The commands themselves live in the binary.
+//! backup archives, keytabs) and the data folder those files belong to, so they can be
+//! tested and fuzzed without the command around them. The commands themselves live in the
+//! binary.
 
 pub mod backup {
     //! Backups: the archive format, written and verified here; the commands that take,
@@ -9,6 +10,7 @@ pub mod backup {
     pub mod archive;
 }
 pub mod domain;
+pub mod keytab;
 pub mod ldif;
 pub mod ldif_read;
 pub mod profile;

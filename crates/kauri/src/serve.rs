@@ -302,6 +302,10 @@ pub fn demo(o: &Overrides) -> Result<()> {
     if cfg.listen_kdc == kauri_ldap::config::DEFAULT_KDC {
         cfg.listen_kdc = DEMO_KDC.into();
     }
+    if cfg.dns_host_name == "localhost" {
+        // The DC's name goes into the TLS certificate generated before the server starts.
+        cfg.dns_host_name = "dc1.samdom.example.com".into();
+    }
     if cfg.listen_kpasswd == kauri_ldap::config::DEFAULT_KPASSWD {
         cfg.listen_kpasswd = DEMO_KPASSWD.into();
     }

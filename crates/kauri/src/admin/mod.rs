@@ -26,6 +26,8 @@ use names::{find, in_domain, Kind};
 use target::Target;
 
 /// `… show NAME`: an object's attributes (all, or those asked for), as a record or JSON.
+/// A whole user or computer account also shows its Kerberos key types and key version
+/// (never the keys), under `kerberos` in JSON.
 pub fn show(
     t: &mut dyn Target,
     kind: Kind,
@@ -33,12 +35,24 @@ pub fn show(
     attrs: &[String],
     json_out: bool,
 ) -> Result<()> {
-    let attrs: Vec<&str> = attrs.iter().map(String::as_str).collect();
-    let f = find(t, kind, name, &attrs)?;
+    let wanted: Vec<&str> = attrs.iter().map(String::as_str).collect();
+    let f = find(t, kind, name, &wanted)?;
+    let keys = if attrs.is_empty() && matches!(kind, Kind::User | Kind::Computer) {
+        Some(crate::kerberos::key_facts(t, &f.dn)?)
+    } else {
+        None
+    };
     if json_out {
-        output::print_json(&output::entry_json(&f));
+        let mut v = output::entry_json(&f);
+        if let Some(k) = keys {
+            v["kerberos"] = k;
+        }
+        output::print_json(&v);
     } else {
         output::print_entry(&f);
+        if let Some(k) = &keys {
+            crate::kerberos::print_key_facts(k);
+        }
     }
     Ok(())
 }

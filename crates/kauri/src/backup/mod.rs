@@ -493,9 +493,21 @@ struct RestoreOutcome {
     next_available_rid: u32,
     records: u64,
     backup_kind: Kind,
+    krbtgt_rotated: KrbtgtRotated,
     #[serde(skip_serializing_if = "Option::is_none")]
     administrator_password: Option<String>,
     seconds: f64,
+}
+
+/// What a restore did to krbtgt's keys.
+#[derive(Debug, Serialize)]
+struct KrbtgtRotated {
+    /// The krbtgt account.
+    dn: String,
+    /// How many times its keys were replaced (2).
+    times: u32,
+    /// Its key version now.
+    kvno: u32,
 }
 
 /// `kauri domain backup restore`.
@@ -589,6 +601,14 @@ pub fn restore(o: &RestoreOptions) -> Result<()> {
         set_password(&dir, &domain.administrator, p)
             .context("setting the Administrator's password")?;
     }
+    // As AD's restore does: krbtgt's keys rotated twice, so that neither the keys of the
+    // backup nor the ones before them (both accepted by a KDC) decrypt anything here, and
+    // no ticket issued before the backup was taken is honoured by the new DC.
+    let mut krbtgt = None;
+    for _ in 0..2 {
+        krbtgt = Some(crate::kerberos::rotate_krbtgt(&dir).context("rotating krbtgt's keys")?);
+    }
+    let krbtgt = krbtgt.context("krbtgt was not rotated")?;
     if !o.skip_check {
         let bar = length_bar(show, "check");
         let report = dir.db().check(
@@ -637,6 +657,11 @@ pub fn restore(o: &RestoreOptions) -> Result<()> {
         next_available_rid: made.next_available_rid,
         records,
         backup_kind: m.kind,
+        krbtgt_rotated: KrbtgtRotated {
+            dn: krbtgt.dn,
+            times: 2,
+            kvno: krbtgt.kvno,
+        },
         administrator_password: if o.adminpass.is_none() {
             password
         } else {
@@ -665,6 +690,11 @@ pub fn restore(o: &RestoreOptions) -> Result<()> {
         out.rid_pool.0, out.rid_pool.1, out.next_available_rid
     );
     println!("  entries:        {}", out.records);
+    println!(
+        "  krbtgt:         keys rotated {} times (now kvno {}): Kerberos tickets issued \
+         before the restore are refused",
+        out.krbtgt_rotated.times, out.krbtgt_rotated.kvno
+    );
     if let Some(p) = &out.administrator_password {
         println!("  Administrator password: {p}");
     }
