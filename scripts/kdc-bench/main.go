@@ -9,6 +9,8 @@
 //
 //	kdc-bench as      -kdc 127.0.0.1:18888 -realm KAURI.TEST -users 100000 -password P -conc 8
 //	kdc-bench tgs     -kdc 127.0.0.1:18888 -realm KAURI.TEST -service ldap/dc1.kauri.test -conc 8
+//	kdc-bench ldap-simple -ldap 127.0.0.1:389 -realm SAMDOM.EXAMPLE.COM -users 2000 -conc 8
+//	kdc-bench ldap-gssapi -ldap 127.0.0.1:389 -kdc 127.0.0.1:88 -realm SAMDOM.EXAMPLE.COM -conc 8
 //	kdc-bench keygen  -realm KAURI.TEST -users 100000 -password P -out keys.txt
 //	kdc-bench mitdump -in template.dump -stash stash -keys keys.txt -users 100000 -out users.dump
 //
@@ -64,6 +66,10 @@ const usage = `usage: kdc-bench MODE [flags]
 modes:
   as       full logins: AS-REQ, PREAUTH_REQUIRED, AS-REQ with PA-ENC-TIMESTAMP, AS-REP
   tgs      each worker logs in once, then requests service tickets in a loop
+  ldap-simple         LDAP: connect, simple bind, one search, unbind (one operation)
+  ldap-gssapi         the same with a SASL GSSAPI bind and a security layer; each worker
+                      logs in once, then gets a fresh service ticket for every operation
+  ldap-gssapi-cached  the same, one service ticket per worker, reused
   keygen   derive the users' long-term keys into a key file (reused by as/tgs and mitdump)
   mitdump  write a kdb5_util dump holding users 1..N from a template dump and a key file
   table    read -json results (one per line) on standard input, print them as a table
@@ -78,7 +84,7 @@ func main() {
 	}
 	var err error
 	switch os.Args[1] {
-	case "as", "tgs":
+	case "as", "tgs", "ldap-simple", "ldap-gssapi", "ldap-gssapi-cached":
 		err = benchMain(os.Args[1], os.Args[2:])
 	case "keygen":
 		err = keygenMain(os.Args[2:])
@@ -835,35 +841,44 @@ func (c *client) keyFor(pas types.PADataSequence, cname types.PrincipalName, id 
 
 // serviceTicket performs one TGS exchange and returns the number of KDC round trips.
 func (c *client) serviceTicket(cname types.PrincipalName, tgt messages.Ticket, skey types.EncryptionKey, sname types.PrincipalName) (int, error) {
+	_, _, rtts, err := c.getServiceTicket(cname, tgt, skey, sname)
+	return rtts, err
+}
+
+// getServiceTicket performs one TGS exchange and returns the ticket, its session key and
+// the number of KDC round trips.
+func (c *client) getServiceTicket(cname types.PrincipalName, tgt messages.Ticket, skey types.EncryptionKey, sname types.PrincipalName) (messages.Ticket, types.EncryptionKey, int, error) {
+	var none messages.Ticket
+	var nokey types.EncryptionKey
 	req, err := messages.NewTGSReq(cname, c.realm, c.cfg, tgt, skey, sname, false)
 	if err != nil {
-		return 0, fail("client_error", err)
+		return none, nokey, 0, fail("client_error", err)
 	}
 	b, err := req.Marshal()
 	if err != nil {
-		return 0, fail("client_error", err)
+		return none, nokey, 0, fail("client_error", err)
 	}
 	rep, rtts, err := c.tr.exchange(b)
 	if err != nil {
-		return rtts, err
+		return none, nokey, rtts, err
 	}
 	if isKRBError(rep) {
-		return rtts, krbError(rep)
+		return none, nokey, rtts, krbError(rep)
 	}
 	if !isTGSRep(rep) {
-		return rtts, fail("bad_reply", errors.New("neither TGS-REP nor KRB-ERROR"))
+		return none, nokey, rtts, fail("bad_reply", errors.New("neither TGS-REP nor KRB-ERROR"))
 	}
 	var tgsRep messages.TGSRep
 	if err := tgsRep.Unmarshal(rep); err != nil {
-		return rtts, fail("bad_reply", err)
+		return none, nokey, rtts, fail("bad_reply", err)
 	}
 	if err := tgsRep.DecryptEncPart(skey); err != nil {
-		return rtts, fail("reply_decrypt_failed", err)
+		return none, nokey, rtts, fail("reply_decrypt_failed", err)
 	}
 	if tgsRep.DecryptedEncPart.Nonce != req.ReqBody.Nonce {
-		return rtts, fail("nonce_mismatch", errors.New("TGS-REP nonce differs from the request's"))
+		return none, nokey, rtts, fail("nonce_mismatch", errors.New("TGS-REP nonce differs from the request's"))
 	}
-	return rtts, nil
+	return tgsRep.Ticket, tgsRep.DecryptedEncPart.Key, rtts, nil
 }
 
 // ---------------------------------------------------------------- the load
@@ -888,6 +903,9 @@ type Result struct {
 	Realm          string         `json:"realm"`
 	Users          int            `json:"users"`
 	Service        string         `json:"service,omitempty"`
+	LDAP           string         `json:"ldap,omitempty"`
+	Layer          string         `json:"layer,omitempty"`
+	LayerCheck     string         `json:"layer_check,omitempty"`
 	Conc           int            `json:"conc"`
 	DurationS      float64        `json:"duration_s"`
 	Ops            int64          `json:"ops"`
@@ -928,6 +946,12 @@ func benchMain(mode string, args []string) error {
 	label := fs.String("label", "", "name of the KDC under test, carried into the output (e.g. mit, kauri)")
 	serverPids := fs.String("server-pid", "", "comma-separated pids of the KDC's processes: report their CPU time during the measured time")
 	seed := fs.Uint64("seed", 0, "random seed (0: from the clock)")
+	ldapAddr := fs.String("ldap", "", "ldap modes: the LDAP server's address host:port")
+	ldapHost := fs.String("ldap-host", "", "ldap-gssapi: the GSSAPI target host, the service being ldap/<host> (default dc1.<realm in lower case>)")
+	ldapBase := fs.String("base", "", "ldap modes: the domain's DN, the search base (default from the realm: DC=...)")
+	layerName := fs.String("layer", "conf", "ldap-gssapi: the SASL security layer to choose: conf (sealed), integ (signed) or none")
+	bindName := fs.String("bind-name", "dn", "ldap-simple: bind as the user's dn or upn")
+	noCheck := fs.Bool("no-layer-check", false, "ldap-gssapi: skip the check, before the load, that the security layer is on")
 	cpuProfile := fs.String("cpuprofile", "", "write the client's CPU profile to this file")
 	fs.Parse(args)
 	if *cpuProfile != "" {
@@ -950,6 +974,30 @@ func benchMain(mode string, args []string) error {
 	}
 	if *service == "" {
 		*service = "ldap/dc1." + strings.ToLower(*realm)
+	}
+	isLDAP := strings.HasPrefix(mode, "ldap-")
+	isGSSAPI := strings.HasPrefix(mode, "ldap-gssapi")
+	var lt *ldapTarget
+	if isLDAP {
+		if *ldapAddr == "" {
+			return fmt.Errorf("%s: -ldap is required", mode)
+		}
+		if *ldapHost == "" {
+			*ldapHost = "dc1." + strings.ToLower(*realm)
+		}
+		if *ldapBase == "" {
+			*ldapBase = "DC=" + strings.Join(strings.Split(strings.ToLower(*realm), "."), ",DC=")
+		}
+		layer, ok := layerNames[*layerName]
+		if !ok {
+			return fmt.Errorf("unknown -layer %q (conf, integ, none)", *layerName)
+		}
+		if *bindName != "dn" && *bindName != "upn" {
+			return fmt.Errorf("unknown -bind-name %q (dn, upn)", *bindName)
+		}
+		lt = &ldapTarget{addr: *ldapAddr, host: *ldapHost, base: *ldapBase, layer: layer,
+			bindName: *bindName, upnHost: strings.ToLower(*realm), timeout: *timeout}
+		*service = lt.spn()
 	}
 	cfg := config.New()
 	cfg.LibDefaults.DefaultRealm = *realm
@@ -990,22 +1038,51 @@ func benchMain(mode string, args []string) error {
 		*seed = uint64(time.Now().UnixNano())
 	}
 
-	// TGS workers log in first, outside the measured time.
+	// TGS and GSSAPI workers log in first, outside the measured time (and, for
+	// ldap-gssapi-cached, get their one service ticket). LDAP workers bind as user w+1.
 	type session struct {
 		cname types.PrincipalName
 		tgt   messages.Ticket
 		key   types.EncryptionKey
+		user  string
+		stkt  messages.Ticket     // ldap-gssapi-cached: the service ticket
+		skey  types.EncryptionKey // and its session key
 	}
 	sessions := make([]session, *conc)
-	if mode == "tgs" {
-		for w := range sessions {
-			u := w%*users + 1
-			tgt, key, cname, _, err := c.login(u)
-			if err != nil {
-				return fmt.Errorf("tgs: login of %s%d failed: %v", *prefix, u, err)
-			}
-			sessions[w] = session{cname, tgt, key}
+	var sname types.PrincipalName
+	if isGSSAPI {
+		sname, _ = types.ParseSPNString(lt.spn())
+	}
+	for w := range sessions {
+		u := w%*users + 1
+		sessions[w].user = *prefix + strconv.Itoa(u)
+		if mode != "tgs" && !isGSSAPI {
+			continue
 		}
+		tgt, key, cname, _, err := c.login(u)
+		if err != nil {
+			return fmt.Errorf("%s: login of %s%d failed: %v", mode, *prefix, u, err)
+		}
+		sessions[w].cname, sessions[w].tgt, sessions[w].key = cname, tgt, key
+		if mode == "ldap-gssapi-cached" {
+			st, sk, _, err := c.getServiceTicket(cname, tgt, key, sname)
+			if err != nil {
+				return fmt.Errorf("%s: service ticket for %s%d failed: %v", mode, *prefix, u, err)
+			}
+			sessions[w].stkt, sessions[w].skey = st, sk
+		}
+	}
+	layerCheck := ""
+	if isGSSAPI && !*noCheck {
+		s := &sessions[0]
+		st, sk, _, err := c.getServiceTicket(s.cname, s.tgt, s.key, sname)
+		if err != nil {
+			return fmt.Errorf("%s: service ticket for the layer check failed: %v", mode, err)
+		}
+		if layerCheck, err = lt.checkLayer(s.user, s.cname, *realm, st, sk); err != nil {
+			layerCheck = "FAILED: " + err.Error()
+		}
+		fmt.Fprintf(os.Stderr, "kdc-bench: %s layer check (%s): %s\n", mode, *layerName, layerCheck)
 	}
 
 	stats := make([]*workerStats, *conc)
@@ -1038,9 +1115,23 @@ func benchMain(mode string, args []string) error {
 				}
 				var err error
 				var rtts int
-				if mode == "as" {
+				switch {
+				case mode == "as":
 					_, _, _, rtts, err = c.login(rng.IntN(*users) + 1)
-				} else {
+				case mode == "ldap-simple":
+					err = lt.simpleOp(sessions[w].user, *password)
+				case mode == "ldap-gssapi-cached":
+					s := &sessions[w]
+					err = lt.gssapiOp(s.user, s.cname, *realm, s.stkt, s.skey)
+				case mode == "ldap-gssapi":
+					s := &sessions[w]
+					var tk messages.Ticket
+					var sk types.EncryptionKey
+					tk, sk, rtts, err = c.getServiceTicket(s.cname, s.tgt, s.key, sname)
+					if err == nil {
+						err = lt.gssapiOp(s.user, s.cname, *realm, tk, sk)
+					}
+				default:
 					s := &sessions[w]
 					sn := c.snames[0]
 					if len(c.snames) > 1 {
@@ -1081,6 +1172,14 @@ func benchMain(mode string, args []string) error {
 		r.Service = *service
 		if strings.Contains(*service, "%d") {
 			r.Service = fmt.Sprintf("%s (1..%d)", *service, *services)
+		}
+	}
+	if isLDAP {
+		r.LDAP = lt.addr
+		if isGSSAPI {
+			r.Service, r.Layer, r.LayerCheck = lt.spn(), *layerName, layerCheck
+		} else {
+			r.Layer = "simple bind (" + *bindName + ")"
 		}
 	}
 	var all []time.Duration
@@ -1140,6 +1239,9 @@ func (r Result) text() string {
 	fmt.Fprintf(&b, "%s kdc=%s %s %s conc=%d users=%d", r.Mode, r.KDC, r.Proto, r.Etype, r.Conc, r.Users)
 	if r.Service != "" {
 		fmt.Fprintf(&b, " service=%s", r.Service)
+	}
+	if r.LDAP != "" {
+		fmt.Fprintf(&b, " ldap=%s layer=%s", r.LDAP, r.Layer)
 	}
 	fmt.Fprintf(&b, ": %.1f ops/s p50=%.2fms p95=%.2fms p99=%.2fms max=%.2fms ops=%d errors=%d",
 		r.OpsPerS, r.P50ms, r.P95ms, r.P99ms, r.MaxMs, r.Ops, r.Errors)

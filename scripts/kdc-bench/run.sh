@@ -8,7 +8,7 @@
 #        [--domain kauri.test] [--password PW] [--user-prefix user] [--service SPN]
 #        [--services N] [--port 18888] [--workers 2] [--no-mit] [--out results.jsonl]
 #        [--kauri-kdc HOST:PORT] [--kauri-pid PID[,PID...]] [--kauri-service SPN]
-#        [--with-kauri]
+#        [--kauri-ldap HOST:PORT] [--layer conf|integ|none] [--with-kauri]
 #
 # MIT's KDC is set up by mit-kdc.sh in a temporary folder, started, measured and stopped.
 # --with-kauri builds Kauri (release), creates its benchmark domain once (`kauri bench
@@ -16,12 +16,16 @@
 # the same loads against it beside MIT's (the realm becomes SAMDOM.EXAMPLE.COM for both).
 # --kauri-kdc instead runs them against a KDC already running at that address with the
 # same realm, users and password; --kauri-pid lets the table show its CPU time per operation.
+# LDAP modes (--modes "ldap-simple ldap-gssapi"; ldap-gssapi also runs ldap-gssapi-cached)
+# measure a client's whole life on Kauri's LDAP port, Kauri only (MIT has no LDAP): with
+# --with-kauri, or --kauri-ldap with --kauri-kdc for a Kauri already running.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 users=100000; duration=10s; warmup=1s; conc="1 8 64"; modes="as tgs"; etype=aes256; proto=-tcp
 realm=KAURI.TEST; domain=; password=Kdc.Bench-Passw0rd; prefix=user; service=; services=1
 port=18888; workers=2; mit=1; out=; kauri=; kauri_pid=; kauri_service=; with_kauri=0
+kauri_ldap=; layer=conf; layer_checked=
 while [ $# -gt 0 ]; do case $1 in
   --users) users=$2; shift 2;; --duration) duration=$2; shift 2;; --warmup) warmup=$2; shift 2;;
   --conc) conc=$2; shift 2;; --modes) modes=$2; shift 2;; --etype) etype=$2; shift 2;;
@@ -32,13 +36,32 @@ while [ $# -gt 0 ]; do case $1 in
   --out) out=$2; shift 2;;
   --kauri-kdc) kauri=$2; shift 2;; --kauri-pid) kauri_pid=$2; shift 2;;
   --kauri-service) kauri_service=$2; shift 2;;
+  --kauri-ldap) kauri_ldap=$2; shift 2;; --layer) layer=$2; shift 2;;
   --with-kauri) with_kauri=1; shift;;
-  -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+  -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
   *) echo "unknown option $1" >&2; exit 2;; esac; done
 [ $with_kauri = 1 ] && realm=SAMDOM.EXAMPLE.COM
 [ -n "$domain" ] || domain=$(echo "$realm" | tr '[:upper:]' '[:lower:]')
 [ -n "$service" ] || service=ldap/dc1.$domain
 [ -n "$kauri_service" ] || kauri_service=$service
+# Kerberos modes run against both KDCs, LDAP modes against Kauri only; ldap-gssapi brings
+# its variant with one service ticket per worker.
+krb_modes=; ldap_modes=
+for m in $modes; do case $m in
+  as|tgs) krb_modes+=" $m";;
+  ldap-gssapi) ldap_modes+=" ldap-gssapi ldap-gssapi-cached";;
+  ldap-simple|ldap-gssapi-cached) ldap_modes+=" $m";;
+  *) echo "run.sh: unknown mode $m (as, tgs, ldap-simple, ldap-gssapi, ldap-gssapi-cached)" >&2; exit 2;;
+esac; done
+if [ -n "$ldap_modes" ] && [ $with_kauri = 0 ] && [ -z "$kauri_ldap" ]; then
+  echo "run.sh: LDAP modes need --with-kauri or --kauri-ldap (MIT has no LDAP)" >&2; exit 2
+fi
+if [ -n "$ldap_modes" ] && [ $with_kauri = 0 ] && [ -z "$kauri" ]; then
+  echo "run.sh: --kauri-ldap needs --kauri-kdc too (the GSSAPI modes get tickets there)" >&2; exit 2
+fi
+if [ $mit = 1 ] && [ -z "$krb_modes" ]; then
+  echo "== only LDAP modes: MIT's KDC is not set up" >&2; mit=0
+fi
 [ $mit = 1 ] || [ -n "$kauri" ] || [ $with_kauri = 1 ] || { echo "run.sh: --no-mit without --kauri-kdc measures nothing" >&2; exit 2; }
 
 cache=${KDC_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kauri-kdc-bench}
@@ -74,13 +97,14 @@ if [ $with_kauri = 1 ]; then
   kauri_server=$!
   for _ in $(seq 1 600); do
     kauri=$(sed -n 's/^kauri: serving Kerberos at \([^ ]*\).*/\1/p' "$work/kauri.log")
-    [ -n "$kauri" ] && break
+    kauri_ldap=$(sed -n 's|^kauri: serving ldap://\([^ /]*\).*|\1|p' "$work/kauri.log" | head -n 1)
+    [ -n "$kauri" ] && [ -n "$kauri_ldap" ] && break
     kill -0 "$kauri_server" 2>/dev/null || { cat "$work/kauri.log" >&2; exit 1; }
     sleep 0.1
   done
-  [ -n "$kauri" ] || { echo "run.sh: Kauri did not start" >&2; cat "$work/kauri.log" >&2; exit 1; }
+  [ -n "$kauri" ] && [ -n "$kauri_ldap" ] || { echo "run.sh: Kauri did not start" >&2; cat "$work/kauri.log" >&2; exit 1; }
   kauri_pid=$kauri_server
-  echo "== Kauri's KDC at $kauri" >&2
+  echo "== Kauri's KDC at $kauri, LDAP at $kauri_ldap" >&2
 fi
 
 echo "== building the load client (go build -p 1)" >&2
@@ -94,6 +118,10 @@ load() {
     -keys "$keys" -json)
   [ -n "$5" ] && args+=(-server-pid "$5")
   [ "$3" = tgs ] && args+=(-service "$6" -services "$services")
+  case $3 in ldap-*) args+=(-ldap "$kauri_ldap" -layer "$layer");; esac
+  # The GSSAPI modes check once per mode that the security layer is on (three connections).
+  case $3 in ldap-gssapi*)
+    case " $layer_checked " in *" $3 "*) args+=(-no-layer-check);; *) layer_checked+=" $3";; esac;; esac
   local line
   if line=$("$bin" "$3" "${args[@]}"); then :; else echo "run.sh: $1 $3 conc=$4 failed" >&2; fi
   if [ -n "$line" ]; then
@@ -124,7 +152,7 @@ while True:
   echo "== MIT setup took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }')" >&2
   kpid=$(cat "$mitdir/kdc.pid")
   pids=$(printf '%s\n' "$kpid" $(pgrep -P "$kpid" || true) | paste -sd, -)
-  for m in $modes; do for c in $conc; do
+  for m in $krb_modes; do for c in $conc; do
     load mit "127.0.0.1:$port" "$m" "$c" "$pids" "$service"
   done; done
   "$here/mit-kdc.sh" stop --dir "$mitdir"
@@ -132,7 +160,7 @@ fi
 if [ -n "$kauri" ]; then
   "$bin" keygen -realm "$realm" -users "$users" -password "$password" -user-prefix "$prefix" -out "$keys"
   echo "== Kauri KDC at $kauri" >&2
-  for m in $modes; do for c in $conc; do
+  for m in $krb_modes $ldap_modes; do for c in $conc; do
     load kauri "$kauri" "$m" "$c" "$kauri_pid" "$kauri_service"
   done; done
 fi
