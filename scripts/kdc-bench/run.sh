@@ -86,7 +86,7 @@ if [ $with_kauri = 1 ]; then
   (cd "$root" && cargo build -q --release -p kauri)
   kbin=$root/target/release/kauri
   kdata=$cache/kauri-$users-$(printf %s "$password" | sha256sum | cut -c1-12)
-  if [ ! -f "$kdata/domain.json" ]; then
+  if [ ! -f "$kdata/kdc-bench.json" ]; then
     echo "== creating Kauri's benchmark domain ($users users; kept in $kdata)" >&2
     rm -rf "$kdata"
     "$kbin" bench kdc-domain --users "$users" --password "$password" --data "$kdata" >&2

@@ -78,13 +78,19 @@ pub fn run(o: &Options) -> Result<Report> {
     add_groups_and_computers(&dir, o, &domain)?;
     let (pac_us_big_group, _) = time_pac(&dir, "user2")?;
     let (pac_us_nested, nested_token_groups) = time_pac(&dir, "user1")?;
-    Ok(Report {
+    let report = Report {
         users: o.users,
         add_seconds,
         pac_us_big_group,
         pac_us_nested,
         nested_token_groups,
-    })
+    };
+    // Written last: a folder without it is an interrupted build (scripts/kdc-bench).
+    std::fs::write(
+        o.data.join("kdc-bench.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
+    Ok(report)
 }
 
 fn system(change: Change) -> Request {
@@ -153,19 +159,34 @@ fn add_users(dir: &Arc<Directory<LmdbBackend>>, o: &Options, domain: &str) -> Re
 
 fn add_groups_and_computers(dir: &Directory<LmdbBackend>, o: &Options, domain: &str) -> Result<()> {
     let mut w = dir.db().write()?;
-    let members: Vec<String> = (1..=o.users)
-        .map(|i| format!("CN=user{i},CN=Users,{domain}"))
-        .collect();
-    let refs: Vec<&str> = members.iter().map(String::as_str).collect();
+    let all = Dn::parse(&format!("CN=Bench All,CN=Users,{domain}"))?;
     dir.apply(
         &mut w,
         &system(Change::Add(
-            Entry::new(Dn::parse(&format!("CN=Bench All,CN=Users,{domain}"))?)
+            Entry::new(all.clone())
                 .with("objectClass", &["group"])
-                .with("sAMAccountName", &["bench-all"])
-                .with("member", &refs),
+                .with("sAMAccountName", &["bench-all"]),
         )),
     )?;
+    // Members in pieces: one operation writes at most 5,000 linked values (AD's limit).
+    let members: Vec<String> = (1..=o.users)
+        .map(|i| format!("CN=user{i},CN=Users,{domain}"))
+        .collect();
+    for piece in members.chunks(5_000) {
+        let refs: Vec<&str> = piece.iter().map(String::as_str).collect();
+        dir.apply(
+            &mut w,
+            &system(Change::Modify {
+                dn: all.clone(),
+                mods: vec![kauri_db::Modification::new(
+                    kauri_db::ModifyOp::Add,
+                    "member",
+                    &refs,
+                )],
+                permissive: false,
+            }),
+        )?;
+    }
     let mut inner = format!("CN=user1,CN=Users,{domain}");
     for n in 1..=NESTING {
         let dn = format!("CN=Nest {n},CN=Users,{domain}");
