@@ -14,7 +14,7 @@ use kauri_auth::krb::msg::{
     KerberosTime, LastReq, LastReqEntry, MethodData, PaData, PaEncTsEnc, PrincipalName,
     TransitedEncoding,
 };
-use kauri_auth::krb::pac::Pac;
+use kauri_auth::krb::pac::{Pac, TicketKind};
 use kauri_domain::directory::kdc::KdcRefusal;
 use kauri_ldap::writer::Task;
 
@@ -22,6 +22,12 @@ use crate::issue::seal_ticket;
 use crate::kdc::{now_usec, Answer, Kdc, Refusal};
 use crate::keys::{client_keys, session_etype, ticket_key, LongTermKey};
 use crate::pac_build::{tgt_contents, PacInput};
+
+/// userAccountControl: "account is sensitive and cannot be delegated".
+const NOT_DELEGATED: u32 = 0x0010_0000;
+
+/// Life of a ticket for the password-change service (as MIT gives kadmin/changepw).
+const CHANGEPW_LIFE_SECS: i64 = 300;
 
 /// Key usage of PA-ENC-TIMESTAMP.
 const USAGE_PA_ENC_TIMESTAMP: u32 = 1;
@@ -83,10 +89,9 @@ impl Kdc {
             .and_then(|p| PaData::find(p, padata::PA_PAC_REQUEST))
             .and_then(|p| KerbPaPacRequest::decode(&p.value).ok())
             .map(|p| p.include_pac);
-        let changepw = sname
-            .components
-            .first()
-            .is_some_and(|c| c.eq_ignore_ascii_case("kadmin"));
+        // Only the password-change service may be reached with an expired password.
+        let changepw = matches!(sname.components.as_slice(),
+            [a, b] if a.eq_ignore_ascii_case("kadmin") && b.eq_ignore_ascii_case("changepw"));
         // Everything read comes from one snapshot, released before any write is awaited.
         let found: Result<Found, (Refusal, Option<String>)> = (|| {
             let internal = |e: kauri_domain::directory::DirError| {
@@ -253,14 +258,18 @@ impl Kdc {
             .map_err(|e| Refusal::new(error_code::KRB_ERR_GENERIC, e.to_string()))?;
 
         let mut flags = KerberosFlags(ticket_flags::INITIAL | ticket_flags::PRE_AUTHENT);
-        if opts.contains(kdc_options::FORWARDABLE) {
+        // "Account is sensitive and cannot be delegated": its tickets never travel on.
+        let delegable = f.client.uac & NOT_DELEGATED == 0 && !changepw;
+        if opts.contains(kdc_options::FORWARDABLE) && delegable {
             flags.insert(ticket_flags::FORWARDABLE);
         }
-        if opts.contains(kdc_options::PROXIABLE) {
+        if opts.contains(kdc_options::PROXIABLE) && delegable {
             flags.insert(ticket_flags::PROXIABLE);
         }
         let life = if to_krbtgt {
             self.settings.max_ticket_secs
+        } else if changepw {
+            CHANGEPW_LIFE_SECS.min(self.settings.max_service_secs)
         } else {
             self.settings.max_service_secs
         };
@@ -273,7 +282,7 @@ impl Kdc {
         let mut renew_till = None;
         let wants_renew = opts.contains(kdc_options::RENEWABLE)
             || (opts.contains(kdc_options::RENEWABLE_OK) && wanted_end > endtime);
-        if wants_renew && self.settings.max_renew_secs > 0 {
+        if wants_renew && self.settings.max_renew_secs > 0 && !changepw {
             let wanted = body
                 .rtime
                 .map(|t| if t.0 <= 0 { i64::MAX } else { t.0 })
@@ -310,6 +319,13 @@ impl Kdc {
         });
         let pac = Pac::from_contents(&pac_contents)
             .map_err(|e| Refusal::new(error_code::KRB_ERR_GENERIC, format!("PAC: {e}")))?;
+        // A ticket for anything but krbtgt has a service's PAC: without the requestor and
+        // attributes only TGTs carry, so it can never pass for one.
+        let pac = if to_krbtgt {
+            pac
+        } else {
+            pac.reissue(TicketKind::Service)
+        };
         let part = EncTicketPart {
             flags,
             key: EncryptionKey {

@@ -76,14 +76,21 @@ pub type Answer = Result<Vec<u8>, Refusal>;
 /// How long an answer is kept for a request sent again (a UDP retransmission, or the TCP
 /// retry after KRB_ERR_RESPONSE_TOO_BIG).
 const LOOKASIDE_SECS: i64 = 120;
-/// Answers kept at most.
+/// Answers kept at most, and their bytes at most.
 const LOOKASIDE_MAX: usize = 8192;
+const LOOKASIDE_MAX_BYTES: usize = 64 << 20;
 
 /// Recent answers by a digest of their request, so a request that arrives again gets the
 /// same answer instead of a replay error (MIT's KDC keeps such a "lookaside" cache too).
 #[derive(Default)]
 pub struct Lookaside {
-    answers: parking_lot::Mutex<std::collections::HashMap<u128, Kept>>,
+    answers: parking_lot::Mutex<Answers>,
+}
+
+#[derive(Default)]
+struct Answers {
+    by_request: std::collections::HashMap<u128, Kept>,
+    bytes: usize,
 }
 
 /// An answer and when it was given (Unix seconds).
@@ -92,22 +99,39 @@ type Kept = (i64, Arc<Vec<u8>>);
 impl Lookaside {
     /// The answer given to the same request, if still kept.
     pub fn get(&self, digest: u128, now: i64) -> Option<Arc<Vec<u8>>> {
-        let map = self.answers.lock();
-        map.get(&digest)
+        let a = self.answers.lock();
+        a.by_request
+            .get(&digest)
             .filter(|(at, _)| now - at <= LOOKASIDE_SECS)
             .map(|(_, a)| a.clone())
     }
 
-    /// Keeps an answer.
+    /// Keeps an answer — unless the request already has one: a copy of it answered at the
+    /// same time (and refused as a replay) must not replace the first answer.
     pub fn put(&self, digest: u128, now: i64, answer: Arc<Vec<u8>>) {
-        let mut map = self.answers.lock();
-        if map.len() >= LOOKASIDE_MAX {
-            map.retain(|_, (at, _)| now - *at <= LOOKASIDE_SECS);
-            if map.len() >= LOOKASIDE_MAX {
-                map.clear();
+        let mut a = self.answers.lock();
+        if let Some((at, _)) = a.by_request.get(&digest) {
+            if now - at <= LOOKASIDE_SECS {
+                return;
             }
         }
-        map.insert(digest, (now, answer));
+        if a.by_request.len() >= LOOKASIDE_MAX || a.bytes + answer.len() > LOOKASIDE_MAX_BYTES {
+            a.by_request
+                .retain(|_, (at, _)| now - *at <= LOOKASIDE_SECS);
+            a.bytes = a.by_request.values().map(|(_, x)| x.len()).sum();
+            if a.by_request.len() >= LOOKASIDE_MAX || a.bytes + answer.len() > LOOKASIDE_MAX_BYTES {
+                // Still full of fresh answers: the oldest half goes.
+                let mut ages: Vec<i64> = a.by_request.values().map(|(at, _)| *at).collect();
+                ages.sort_unstable();
+                let cut = ages.get(ages.len() / 2).copied().unwrap_or(now);
+                a.by_request.retain(|_, (at, _)| *at > cut);
+                a.bytes = a.by_request.values().map(|(_, x)| x.len()).sum();
+            }
+        }
+        a.bytes += answer.len();
+        if let Some((_, old)) = a.by_request.insert(digest, (now, answer)) {
+            a.bytes = a.bytes.saturating_sub(old.len());
+        }
     }
 }
 

@@ -30,6 +30,9 @@ use kauri_auth::krb::replay::digest;
 /// The HostAddress type of an IPv6 address (RFC 4120 §7.5.3).
 const ADDR_INET6: i32 = 24;
 
+/// Longest password taken, in characters (AD's limit).
+const MAX_PASSWORD_CHARS: usize = 256;
+
 /// Key usage of the authenticator of an AP-REQ.
 const USAGE_AP_REQ_AUTHENTICATOR: u32 = 11;
 /// Key usage of the AP-REP's encrypted part.
@@ -43,11 +46,14 @@ pub struct Kpasswd {
     pub kdc: Arc<Kdc>,
     /// The address it answers from (the KRB-PRIV's sender address).
     pub local: SocketAddr,
+    /// Recent answers by request, for a request sent again.
+    pub lookaside: crate::kdc::Lookaside,
 }
 
 /// A checked request: who asks, whose password, and the keys of the reply.
 struct Checked {
     part: EncTicketPart,
+    client_sid: Sid,
     auth: Authenticator,
     session: Key,
     subkey: Key,
@@ -109,6 +115,28 @@ impl Kpasswd {
             .decrypt(USAGE_TICKET, &tkt.enc_part.cipher)
             .map_err(|_| auth_err("ticket does not decrypt"))?;
         let part = EncTicketPart::decode(&plain).map_err(|_| auth_err("ticket does not decode"))?;
+        // The client is the PAC's, its signatures krbtgt's; a PAC with the requestor or
+        // attributes buffers is a TGT's, which is no password-change ticket.
+        let pac = kauri_auth::krb::acceptor::ticket_pac(&part)
+            .and_then(|b| kauri_auth::krb::pac::Pac::parse(&b).ok())
+            .ok_or_else(|| auth_err("the ticket has no PAC"))?;
+        let signer = kauri_auth::krb::signer::KeySigner(&key.key);
+        pac.verify(Some(&signer), Some(&signer), None)
+            .map_err(|_| auth_err("the ticket's PAC does not verify"))?;
+        if pac.requestor().ok().flatten().is_some()
+            || pac.attributes_info().ok().flatten().is_some()
+        {
+            return Err(auth_err("the ticket is not for kadmin/changepw"));
+        }
+        let client_sid = pac
+            .logon_info()
+            .ok()
+            .flatten()
+            .and_then(|i| {
+                let domain = Sid::from_bytes(i.logon_domain_id.as_deref()?).ok()?;
+                Some(domain.with_rid(i.user_id))
+            })
+            .ok_or_else(|| auth_err("the ticket's PAC names no client"))?;
         let (now, _) = now_usec();
         let skew = kdc.settings.skew_secs;
         if part.endtime.0 < now {
@@ -156,6 +184,7 @@ impl Kpasswd {
             EncKrbPrivPart::decode(&priv_plain).map_err(|_| auth_err("bad KRB-PRIV part"))?;
         Ok(Checked {
             part,
+            client_sid,
             auth,
             session,
             subkey,
@@ -169,12 +198,6 @@ impl Kpasswd {
         let kdc = &self.kdc;
         let dir = &kdc.ctx.dir;
         let (password, target) = if c.version == KPASSWD_VERSION_CHANGE {
-            if !c.part.flags.contains(ticket_flags::INITIAL) {
-                return result(
-                    result_code::INITIAL_FLAG_NEEDED,
-                    "a password change needs a ticket from an initial logon",
-                );
-            }
             (c.priv_part.user_data.clone(), None)
         } else {
             match ChangePasswdData::decode(&c.priv_part.user_data) {
@@ -185,15 +208,31 @@ impl Kpasswd {
         let Ok(password) = String::from_utf8(password) else {
             return result(result_code::MALFORMED, "the password is not UTF-8");
         };
+        // AD takes passwords of up to 256 characters; LDAP refuses more than 1,024 bytes.
+        if password.chars().count() > MAX_PASSWORD_CHARS {
+            return result(result_code::SOFTERROR, "the password is too long");
+        }
         // Who asks, and whose password it is.
         let looked_up = (|| -> Result<_, DirError> {
             let r = dir.db().read()?;
-            let Some(cid) = dir.kdc_find_client(&r, &c.part.cname.components)? else {
+            // The PAC's SID, not the ticket's name: a name may have changed hands since.
+            let Some(cid) = r
+                .find_eq("objectSid", &c.client_sid.to_bytes())?
+                .and_then(|v| v.first().copied())
+            else {
                 return Ok(None);
             };
+            // A tombstone keeps its SID but is no account.
             let Some(client) = dir.kdc_account(&r, cid)? else {
                 return Ok(None);
             };
+            let client_policy = dir.kdc_policy(&r, &client)?;
+            if dir
+                .kdc_check_account(&client, &client_policy, dir.kdc_now(), true)
+                .is_err()
+            {
+                return Ok(None);
+            }
             let tid = match &target {
                 Some(t) => dir.kdc_find_client(&r, &t.components)?,
                 None => Some(cid),
@@ -218,6 +257,14 @@ impl Kpasswd {
             return result(result_code::HARDERROR, "no such account");
         };
         let own = target_acct.id == client.id;
+        // One's own password only with a ticket from a logon that proved the old one
+        // (RFC 3244), whichever form of the request carries it.
+        if own && !c.part.flags.contains(ticket_flags::INITIAL) {
+            return result(
+                result_code::INITIAL_FLAG_NEEDED,
+                "a password change needs a ticket from an initial logon",
+            );
+        }
         if !own {
             let domain_sid = dir.domain().map(|d| d.sid.clone());
             let admin = groups.iter().any(|(_, s)| {
@@ -237,6 +284,19 @@ impl Kpasswd {
         let Ok(dn) = kauri_db::Dn::parse(&target_acct.dn) else {
             return result(result_code::HARDERROR, "stored DN unreadable");
         };
+        // Hashed here, on a blocking thread, so the writer only stores the result.
+        let change = kauri_domain::directory::Change::Modify {
+            dn: dn.clone(),
+            mods: vec![kauri_db::Modification {
+                op: kauri_db::ModifyOp::Replace,
+                attr: "unicodePwd".into(),
+                values: vec![kauri_domain::password::encode_unicode_pwd(&password)],
+            }],
+            permissive: false,
+        };
+        let to_prepare = dir.passwords_to_prepare(&change);
+        let prep_dir = dir.clone();
+        let _ = tokio::task::spawn_blocking(move || prep_dir.prepare_passwords(&to_prepare)).await;
         let task = Task::KerberosPassword {
             dn,
             password,
@@ -350,7 +410,16 @@ impl Kpasswd {
 
 impl Service for Kpasswd {
     async fn handle(&self, request: Vec<u8>, _peer: SocketAddr, _udp: bool) -> Option<Vec<u8>> {
-        self.answer(&request).await
+        // A retransmission gets the answer the first copy got (the change is made once).
+        let key = digest(&request);
+        let (now, _) = now_usec();
+        if let Some(a) = self.lookaside.get(key, now) {
+            return Some(a.as_ref().clone());
+        }
+        let answer = self.answer(&request).await?;
+        self.lookaside
+            .put(key, now, std::sync::Arc::new(answer.clone()));
+        Some(answer)
     }
 
     fn too_big(&self, _request: &[u8]) -> Option<Vec<u8>> {

@@ -67,7 +67,11 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
     };
     started.kpasswd = pl.local_addrs();
     if let Some(local) = started.kpasswd.first().copied() {
-        let service = Arc::new(kpasswd::Kpasswd { kdc, local });
+        let service = Arc::new(kpasswd::Kpasswd {
+            kdc,
+            local,
+            lookaside: kdc::Lookaside::default(),
+        });
         tokio::spawn(pl.run(service, ctx.cfg.max_connections));
     }
     Ok(started)

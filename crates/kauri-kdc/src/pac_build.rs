@@ -96,7 +96,7 @@ pub fn tgt_contents(p: &PacInput<'_>) -> PacContents {
         logon_domain_name: p.domain.netbios.clone(),
         logon_domain_id: Some(domain_sid),
         reserved1: [0; 2],
-        user_account_control: a.uac,
+        user_account_control: acb_of(a.uac),
         sub_auth_status: 0,
         last_successful_i_logon: 0,
         last_failed_i_logon: 0,
@@ -137,5 +137,50 @@ pub fn tgt_contents(p: &PacInput<'_>) -> PacContents {
         }),
         requestor: a.sid.as_ref().map(|s| PacRequestor { sid: s.to_bytes() }),
         extra_buffers: Vec::new(),
+    }
+}
+
+/// The PAC's UserAccountControl is SAMR's account-control bits (MS-SAMR 2.2.1.12), not
+/// LDAP's `userAccountControl`: each flag maps to its SAMR counterpart.
+pub fn acb_of(uac: u32) -> u32 {
+    const MAP: [(u32, u32); 21] = [
+        (0x0000_0002, 0x0000_0001), // ACCOUNTDISABLE → DISABLED
+        (0x0000_0008, 0x0000_0002), // HOMEDIR_REQUIRED → HOMDIRREQ
+        (0x0000_0020, 0x0000_0004), // PASSWD_NOTREQD → PWNOTREQ
+        (0x0000_0100, 0x0000_0008), // TEMP_DUPLICATE_ACCOUNT → TEMPDUP
+        (0x0000_0200, 0x0000_0010), // NORMAL_ACCOUNT → NORMAL
+        (0x0002_0000, 0x0000_0020), // MNS_LOGON_ACCOUNT → MNS
+        (0x0000_0800, 0x0000_0040), // INTERDOMAIN_TRUST_ACCOUNT → DOMTRUST
+        (0x0000_1000, 0x0000_0080), // WORKSTATION_TRUST_ACCOUNT → WSTRUST
+        (0x0000_2000, 0x0000_0100), // SERVER_TRUST_ACCOUNT → SVRTRUST
+        (0x0001_0000, 0x0000_0200), // DONT_EXPIRE_PASSWORD → PWNOEXP
+        (0x0000_0010, 0x0000_0400), // LOCKOUT → AUTOLOCK
+        (0x0000_0080, 0x0000_0800), // ENCRYPTED_TEXT_PWD_ALLOWED
+        (0x0004_0000, 0x0000_1000), // SMARTCARD_REQUIRED
+        (0x0008_0000, 0x0000_2000), // TRUSTED_FOR_DELEGATION
+        (0x0010_0000, 0x0000_4000), // NOT_DELEGATED
+        (0x0020_0000, 0x0000_8000), // USE_DES_KEY_ONLY
+        (0x0040_0000, 0x0001_0000), // DONT_REQUIRE_PREAUTH
+        (0x0080_0000, 0x0002_0000), // PASSWORD_EXPIRED
+        (0x0100_0000, 0x0004_0000), // TRUSTED_TO_AUTH_FOR_DELEGATION
+        (0x0200_0000, 0x0008_0000), // NO_AUTH_DATA_REQUIRED
+        (0x0400_0000, 0x0010_0000), // PARTIAL_SECRETS_ACCOUNT
+    ];
+    MAP.iter()
+        .filter(|(uf, _)| uac & uf != 0)
+        .fold(0, |acb, (_, bit)| acb | bit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::acb_of;
+
+    #[test]
+    fn account_control_bits_are_samr_bits() {
+        // A normal user; a disabled one; a DC (server trust, trusted for delegation).
+        assert_eq!(acb_of(0x200), 0x10);
+        assert_eq!(acb_of(0x202), 0x11);
+        assert_eq!(acb_of(0x8_2000), 0x2100);
+        assert_eq!(acb_of(0x1_0200), 0x210);
     }
 }

@@ -32,6 +32,8 @@ const USAGE_TGS_REP_SUBKEY: u32 = 9;
 
 /// userAccountControl: the service takes tickets without a PAC.
 const NO_AUTH_DATA_REQUIRED: u32 = 0x0200_0000;
+/// userAccountControl: "account is sensitive and cannot be delegated".
+const NOT_DELEGATED: u32 = 0x0010_0000;
 /// userAccountControl: the service may be delegated to.
 const TRUSTED_FOR_DELEGATION: u32 = 0x0008_0000;
 
@@ -196,17 +198,31 @@ impl Kdc {
             .ok_or_else(|| Refusal::new(error_code::KDC_ERR_SVC_UNAVAILABLE, "no domain"))?;
         let (now, _) = now_usec();
         let opts = body.kdc_options;
-        if opts.contains(kdc_options::VALIDATE) || opts.contains(kdc_options::ENC_TKT_IN_SKEY) {
+        if opts.contains(kdc_options::VALIDATE)
+            || opts.contains(kdc_options::ENC_TKT_IN_SKEY)
+            || opts.contains(kdc_options::CNAME_IN_ADDL_TKT)
+        {
             return Err(Refusal::new(
                 error_code::KDC_ERR_BADOPTION,
                 "option not supported",
+            ));
+        }
+        // S4U2Self (PA-FOR-USER, PA-S4U-X509-USER) is not offered: refused, rather than
+        // answered with a ticket in the requester's own name.
+        let s4u = req.padata.as_deref().is_some_and(|p| {
+            PaData::find(p, padata::PA_FOR_USER).is_some() || PaData::find(p, 130).is_some()
+        });
+        if s4u {
+            return Err(Refusal::new(
+                error_code::KDC_ERR_BADOPTION,
+                "S4U2Self is not offered",
             ));
         }
         let renew = opts.contains(kdc_options::RENEW);
         let internal = |e: kauri_domain::directory::DirError| {
             Refusal::new(error_code::KRB_ERR_GENERIC, e.to_string())
         };
-        let (tgt, service, krbtgt_key) = {
+        let (tgt, service, krbtgt_key, client_uac) = {
             let r = dir.db().read().map_err(|e| internal(e.into()))?;
             let krbtgt = dir
                 .kdc_krbtgt(&r, &domain)
@@ -214,32 +230,49 @@ impl Kdc {
                 .and_then(|id| dir.kdc_account(&r, id).ok().flatten())
                 .ok_or_else(|| Refusal::new(error_code::KDC_ERR_SVC_UNAVAILABLE, "no krbtgt"))?;
             let tgt = self.check_tgt(req, &krbtgt, now)?;
-            // The client must still be allowed to log on.
-            if let Some(sid) = tgt
+            // A TGT names its requestor and carries the PAC attributes (AD's
+            // PacRequestorEnforcement): any other ticket sealed with krbtgt's key — a
+            // password-change ticket — is not a TGT. The requestor must still be a live
+            // account allowed to log on.
+            if tgt.pac.attributes_info().ok().flatten().is_none() {
+                return Err(Refusal::new(
+                    error_code::KDC_ERR_TGT_REVOKED,
+                    "the ticket is not a TGT (its PAC has no attributes)",
+                ));
+            }
+            let sid = tgt
                 .pac
                 .requestor()
                 .ok()
                 .flatten()
                 .and_then(|q| Sid::from_bytes(&q.sid).ok())
-            {
-                if let Some(id) = r
-                    .find_eq("objectSid", &sid.to_bytes())
-                    .map_err(|e| internal(e.into()))?
-                    .and_then(|v| v.first().copied())
-                {
-                    if let Some(acct) = dir.kdc_account(&r, id).map_err(internal)? {
-                        let policy = dir.kdc_policy(&r, &acct).map_err(internal)?;
-                        dir.kdc_check_account(&acct, &policy, dir.kdc_now(), true)
-                            .map_err(account_refusal)?;
-                    }
-                } else {
-                    return Err(Refusal::new(
-                        error_code::KDC_ERR_CLIENT_REVOKED,
-                        "the client no longer exists",
+                .ok_or_else(|| {
+                    Refusal::new(
+                        error_code::KDC_ERR_TGT_REVOKED,
+                        "the TGT's PAC names no requestor",
                     )
-                    .with_status(0xC000_0064));
-                }
-            }
+                })?;
+            let gone = || {
+                Refusal::new(
+                    error_code::KDC_ERR_CLIENT_REVOKED,
+                    "the client no longer exists",
+                )
+                .with_status(0xC000_0064)
+            };
+            let id = r
+                .find_eq("objectSid", &sid.to_bytes())
+                .map_err(|e| internal(e.into()))?
+                .and_then(|v| v.first().copied())
+                .ok_or_else(gone)?;
+            // A tombstone keeps its SID but is no account.
+            let acct = dir
+                .kdc_account(&r, id)
+                .map_err(internal)?
+                .ok_or_else(gone)?;
+            let policy = dir.kdc_policy(&r, &acct).map_err(internal)?;
+            dir.kdc_check_account(&acct, &policy, dir.kdc_now(), true)
+                .map_err(account_refusal)?;
+            let client_uac = acct.uac;
             let krbtgt_key = ticket_key(&krbtgt).ok_or_else(|| {
                 Refusal::new(error_code::KDC_ERR_SVC_UNAVAILABLE, "krbtgt has no keys")
             })?;
@@ -259,7 +292,7 @@ impl Kdc {
                     Refusal::new(error_code::KDC_ERR_S_PRINCIPAL_UNKNOWN, "server not found")
                 })?
             };
-            (tgt, service, krbtgt_key)
+            (tgt, service, krbtgt_key, client_uac)
         };
         let realm = self.realm();
         let sname = body.sname.clone().unwrap_or_else(|| self.krbtgt_name());
@@ -286,7 +319,8 @@ impl Kdc {
             .map_err(|e| Refusal::new(error_code::KRB_ERR_GENERIC, e.to_string()))?;
         let old = &tgt.part;
         let mut flags = KerberosFlags(old.flags.0 & ticket_flags::PRE_AUTHENT);
-        let tgt_forwardable = old.flags.contains(ticket_flags::FORWARDABLE);
+        let tgt_forwardable =
+            old.flags.contains(ticket_flags::FORWARDABLE) && client_uac & NOT_DELEGATED == 0;
         if opts.contains(kdc_options::FORWARDABLE) && tgt_forwardable {
             flags.insert(ticket_flags::FORWARDABLE);
         }

@@ -105,9 +105,12 @@ async fn accept_loop<S: Service>(l: TcpListener, service: Arc<S>, admission: Arc
         };
         let service = service.clone();
         tokio::spawn(async move {
-            let _slot = slot;
             let _ = stream.set_nodelay(true);
-            serve_tcp(stream, peer, service).await;
+            // A connection the admission table gives up for a newcomer ends here.
+            tokio::select! {
+                _ = serve_tcp(stream, peer, service) => {}
+                _ = slot.evicted() => {}
+            }
         });
     }
 }
@@ -149,8 +152,13 @@ async fn write_framed(stream: &mut TcpStream, reply: &[u8]) -> std::io::Result<(
     stream.write_all(&out).await
 }
 
+/// Datagrams being answered at once; past it new ones are dropped (the client retries, or
+/// moves to TCP), so a flood cannot pile up work.
+const MAX_UDP_IN_FLIGHT: usize = 1024;
+
 async fn udp_loop<S: Service>(socket: Arc<UdpSocket>, service: Arc<S>) {
     let mut buf = vec![0u8; 65_536];
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_UDP_IN_FLIGHT));
     loop {
         let (n, peer) = match socket.recv_from(&mut buf).await {
             Ok(x) => x,
@@ -160,10 +168,14 @@ async fn udp_loop<S: Service>(socket: Arc<UdpSocket>, service: Arc<S>) {
                 continue;
             }
         };
+        let Ok(permit) = in_flight.clone().try_acquire_owned() else {
+            continue;
+        };
         let request = buf[..n].to_vec();
         let service = service.clone();
         let socket = socket.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let Some(mut reply) = service.handle(request.clone(), peer, true).await else {
                 return;
             };

@@ -21,7 +21,7 @@ use kauri_domain::provision::ProvisionParams;
 use kauri_domain::schema::Schema;
 use kauri_domain::sid::Sid;
 use kauri_kdc::{Kdc, KdcSettings};
-use kauri_kv::lmdb::{LmdbBackend, LmdbOptions};
+use kauri_kv::lmdb::LmdbOptions;
 use kauri_ldap::ctx::Ctx;
 use kauri_ldap::server::Server;
 use kauri_ldap::ServerConfig;
@@ -31,7 +31,7 @@ const PASSWORD: &str = "Adm1n.Passw0rd";
 
 struct World {
     rt: tokio::runtime::Runtime,
-    kdc: Kdc,
+    kdc: Arc<Kdc>,
     _ctx: Arc<Ctx>,
     _data: tempfile::TempDir,
 }
@@ -77,7 +77,7 @@ fn world() -> &'static World {
             .block_on(Server::bind(cfg, Arc::new(dir), source))
             .unwrap();
         let ctx = server.ctx();
-        let kdc = Kdc::new(ctx.clone(), KdcSettings::from_config(&ctx.cfg));
+        let kdc = Arc::new(Kdc::new(ctx.clone(), KdcSettings::from_config(&ctx.cfg)));
         World {
             rt,
             kdc,
@@ -114,6 +114,12 @@ fn krbtgt_name() -> PrincipalName {
     PrincipalName::new(name_type::NT_SRV_INST, &["krbtgt", REALM])
 }
 
+fn error_text(reply: &[u8]) -> String {
+    KrbError::decode(reply)
+        .map(|e| format!("{} {:?}", e.error_code, e.e_text))
+        .unwrap_or_default()
+}
+
 fn error_code_of(reply: &[u8]) -> Option<i32> {
     KrbError::decode(reply).ok().map(|e| e.error_code)
 }
@@ -128,6 +134,10 @@ fn admin_key() -> Key {
 }
 
 fn as_req(realm: &str, key: &Key) -> Vec<u8> {
+    as_req_for("Administrator", realm, key, &["krbtgt", realm])
+}
+
+fn as_req_for(user: &str, realm: &str, key: &Key, sname: &[&str]) -> Vec<u8> {
     let ts = PaEncTsEnc {
         patimestamp: KerberosTime(now()),
         pausec: Some(0),
@@ -142,15 +152,9 @@ fn as_req(realm: &str, key: &Key) -> Vec<u8> {
         padata: Some(vec![PaData::new(padata::PA_ENC_TIMESTAMP, enc.encode())]),
         req_body: KdcReqBody {
             kdc_options: KerberosFlags(kdc_options::FORWARDABLE | kdc_options::RENEWABLE),
-            cname: Some(PrincipalName::new(
-                name_type::NT_PRINCIPAL,
-                &["Administrator"],
-            )),
+            cname: Some(PrincipalName::new(name_type::NT_PRINCIPAL, &[user])),
             realm: realm.into(),
-            sname: Some(PrincipalName::new(
-                name_type::NT_SRV_INST,
-                &["krbtgt", realm],
-            )),
+            sname: Some(PrincipalName::new(name_type::NT_SRV_INST, sname)),
             till: KerberosTime(now() + 3600),
             rtime: Some(KerberosTime(now() + 86_400)),
             nonce: nonce(),
@@ -163,9 +167,13 @@ fn as_req(realm: &str, key: &Key) -> Vec<u8> {
 
 /// A TGT for the Administrator and its session key.
 fn tgt() -> (Ticket, Key) {
-    let key = admin_key();
-    let reply = ask(&as_req(REALM, &key));
-    let rep = KdcRep::decode(&reply).unwrap_or_else(|e| panic!("{e}: {:?}", error_code_of(&reply)));
+    ticket_by_as("Administrator", &admin_key(), &["krbtgt", REALM])
+}
+
+/// A ticket from an AS exchange for `user` to `sname`, and its session key.
+fn ticket_by_as(user: &str, key: &Key, sname: &[&str]) -> (Ticket, Key) {
+    let reply = ask(&as_req_for(user, REALM, key, sname));
+    let rep = KdcRep::decode(&reply).unwrap_or_else(|e| panic!("{e}: {}", error_text(&reply)));
     let part = EncKdcRepPart::decode(&key.decrypt(3, &rep.enc_part.cipher).unwrap()).unwrap();
     let session = Key::new(
         Enctype::from_number(part.key.keytype).unwrap(),
@@ -190,6 +198,18 @@ fn krbtgt_key() -> (Key, u32) {
 /// A TGS-REQ for `sname` with `ticket`, an authenticator of time `ctime` (with a checksum
 /// over the body when `checksum`).
 fn tgs_req(ticket: &Ticket, session: &Key, ctime: i64, checksum: bool, sname: &[&str]) -> Vec<u8> {
+    tgs_req_as("Administrator", ticket, session, ctime, checksum, sname)
+}
+
+/// The same for the TGT of `client`.
+fn tgs_req_as(
+    client: &str,
+    ticket: &Ticket,
+    session: &Key,
+    ctime: i64,
+    checksum: bool,
+    sname: &[&str],
+) -> Vec<u8> {
     let body = KdcReqBody {
         kdc_options: KerberosFlags(kdc_options::FORWARDABLE),
         realm: REALM.into(),
@@ -205,7 +225,7 @@ fn tgs_req(ticket: &Ticket, session: &Key, ctime: i64, checksum: bool, sname: &[
     });
     let auth = Authenticator {
         crealm: REALM.into(),
-        cname: PrincipalName::new(name_type::NT_PRINCIPAL, &["Administrator"]),
+        cname: PrincipalName::new(name_type::NT_PRINCIPAL, &[client]),
         cksum,
         cusec: 0,
         ctime: KerberosTime(ctime),
@@ -403,4 +423,195 @@ fn garbage_never_gets_a_ticket() {
             Some(reply) => assert!(KrbError::decode(&reply).is_ok(), "{bytes:?}"),
         }
     }
+}
+
+/// A ticket from a TGS exchange and its session key.
+fn ticket_by_tgs(tgt: &Ticket, session: &Key, sname: &[&str]) -> (Ticket, Key) {
+    let reply = ask(&tgs_req(tgt, session, now(), true, sname));
+    let rep = KdcRep::decode(&reply).unwrap_or_else(|e| panic!("{e}: {:?}", error_code_of(&reply)));
+    let part = EncKdcRepPart::decode(&session.decrypt(8, &rep.enc_part.cipher).unwrap()).unwrap();
+    let key = Key::new(
+        Enctype::from_number(part.key.keytype).unwrap(),
+        &part.key.keyvalue,
+    )
+    .unwrap();
+    (rep.ticket, key)
+}
+
+/// `ticket` under another (unprotected, outer) service name.
+fn renamed(ticket: &Ticket, sname: &[&str]) -> Ticket {
+    Ticket::new(
+        REALM,
+        PrincipalName::new(name_type::NT_SRV_INST, sname),
+        ticket.enc_part.clone(),
+    )
+}
+
+#[test]
+fn a_password_change_ticket_renamed_to_krbtgt_is_no_tgt() {
+    let (t, s) = ticket_by_as("Administrator", &admin_key(), &["kadmin", "changepw"]);
+    let reply = ask(&tgs_req(
+        &renamed(&t, &["krbtgt", REALM]),
+        &s,
+        now(),
+        true,
+        &LDAP,
+    ));
+    assert_eq!(error_code_of(&reply), Some(error_code::KDC_ERR_TGT_REVOKED));
+}
+
+/// Adds a user with `password` through the directory; its DN.
+fn add_user(name: &str, password: &str) -> kauri_db::Dn {
+    use kauri_domain::directory::{Caller, Change, Request};
+    let w = world();
+    let dir = &w.kdc.ctx.dir;
+    let dn =
+        kauri_db::Dn::parse(&format!("CN={name},CN=Users,DC=samdom,DC=example,DC=com")).unwrap();
+    let mut e = kauri_db::Entry::new(dn.clone())
+        .with("objectClass", &["user"])
+        .with("sAMAccountName", &[name])
+        .with("userAccountControl", &["512"]);
+    e.push(
+        "unicodePwd",
+        vec![kauri_domain::password::encode_unicode_pwd(password)],
+    );
+    let mut tx = dir.db().write().unwrap();
+    dir.apply(
+        &mut tx,
+        &Request {
+            caller: Caller::System,
+            encrypted: true,
+            change: Change::Add(e),
+        },
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    dir.after_commit().unwrap();
+    dn
+}
+
+#[test]
+fn a_deleted_accounts_tgt_gets_nothing_more() {
+    use kauri_domain::directory::{Caller, Change, Request};
+    let pw = "Gone.Passw0rd!1";
+    let dn = add_user("leaver", pw);
+    let key = Key::from_password(Enctype::Aes256Sha1, pw, &format!("{REALM}leaver")).unwrap();
+    let (t, s) = ticket_by_as("leaver", &key, &["krbtgt", REALM]);
+    let ok = ask(&tgs_req_as("leaver", &t, &s, now(), true, &LDAP));
+    assert!(KdcRep::decode(&ok).is_ok(), "{}", error_text(&ok));
+    let dir = &world().kdc.ctx.dir;
+    let mut tx = dir.db().write().unwrap();
+    dir.apply(
+        &mut tx,
+        &Request {
+            caller: Caller::System,
+            encrypted: true,
+            change: Change::Delete { dn, tree: false },
+        },
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    dir.after_commit().unwrap();
+    let reply = ask(&tgs_req_as("leaver", &t, &s, now(), true, &LDAP));
+    assert_eq!(
+        error_code_of(&reply),
+        Some(error_code::KDC_ERR_CLIENT_REVOKED)
+    );
+}
+
+/// Sends a kpasswd request (version `version`, `user_data` sealed with a fresh subkey) with
+/// `ticket`; the result code, from the KRB-PRIV or the KRB-ERROR.
+fn kpasswd(ticket: &Ticket, session: &Key, version: u16, user_data: Vec<u8>) -> u16 {
+    use kauri_auth::krb::msg::{
+        EncKrbPrivPart, EncryptionKey, HostAddress, KpasswdReply, KpasswdRequest, KpasswdResult,
+        KrbPriv,
+    };
+    use kauri_kdc::Service;
+    let subkey = Key::random(Enctype::Aes256Sha1).unwrap();
+    let auth = Authenticator {
+        crealm: REALM.into(),
+        cname: PrincipalName::new(name_type::NT_PRINCIPAL, &["Administrator"]),
+        cusec: 0,
+        ctime: KerberosTime(now()),
+        subkey: Some(EncryptionKey {
+            keytype: subkey.etype().number(),
+            keyvalue: subkey.bytes().to_vec(),
+        }),
+        seq_number: Some(1),
+        ..Authenticator::default()
+    };
+    let ap = ApReq {
+        ap_options: KerberosFlags(0),
+        ticket: ticket.clone(),
+        authenticator: EncryptedData {
+            etype: session.etype().number(),
+            kvno: None,
+            cipher: session.encrypt(11, &auth.encode()).unwrap(),
+        },
+    };
+    let part = EncKrbPrivPart {
+        user_data,
+        seq_number: Some(1),
+        s_address: Some(HostAddress {
+            addr_type: 2,
+            address: vec![127, 0, 0, 1],
+        }),
+        ..EncKrbPrivPart::default()
+    };
+    let krb_priv = KrbPriv {
+        enc_part: EncryptedData {
+            etype: subkey.etype().number(),
+            kvno: None,
+            cipher: subkey.encrypt(13, &part.encode()).unwrap(),
+        },
+    };
+    let request = KpasswdRequest {
+        version,
+        ap_req: ap.encode(),
+        krb_priv: krb_priv.encode(),
+    }
+    .encode()
+    .unwrap();
+    let w = world();
+    let service = kauri_kdc::kpasswd::Kpasswd {
+        kdc: w.kdc.clone(),
+        local: peer(),
+        lookaside: kauri_kdc::kdc::Lookaside::default(),
+    };
+    let reply =
+        w.rt.block_on(service.handle(request, peer(), false))
+            .unwrap();
+    let reply = KpasswdReply::decode(&reply).unwrap();
+    let result = if reply.ap_rep.is_empty() {
+        KrbError::decode(&reply.body).unwrap().e_data.unwrap()
+    } else {
+        let p = KrbPriv::decode(&reply.body).unwrap();
+        EncKrbPrivPart::decode(&subkey.decrypt(13, &p.enc_part.cipher).unwrap())
+            .unwrap()
+            .user_data
+    };
+    KpasswdResult::decode(&result).unwrap().code
+}
+
+#[test]
+fn kpasswd_sets_ones_own_password_only_with_an_initial_ticket() {
+    use kauri_auth::krb::msg::ChangePasswdData;
+    let (t, s) = tgt();
+    // A password-change ticket from the TGS is not from a logon that proved the password.
+    let (cp, cps) = ticket_by_tgs(&t, &s, &["kadmin", "changepw"]);
+    let own = ChangePasswdData {
+        newpasswd: b"Taken.Over.Passw0rd!".to_vec(),
+        targname: None,
+        targrealm: None,
+    }
+    .encode();
+    assert_eq!(kpasswd(&cp, &cps, 0xff80, own.clone()), 7);
+    assert_eq!(kpasswd(&cp, &cps, 1, b"Taken.Over.Passw0rd!".to_vec()), 7);
+    // A TGT renamed to kadmin/changepw is no password-change ticket.
+    assert_eq!(
+        kpasswd(&renamed(&t, &["kadmin", "changepw"]), &s, 0xff80, own),
+        3
+    );
+    // The password is unchanged: the Administrator still logs on with it.
+    assert!(KdcRep::decode(&ask(&as_req(REALM, &admin_key()))).is_ok());
 }

@@ -152,8 +152,7 @@ impl GssContext {
         Ok((data, sealed))
     }
 
-    /// A MIC token over `data` (sequence numbers are not consumed: SPNEGO's one MIC
-    /// precedes the first message).
+    /// A MIC token over `data` (it takes the next sequence number, as a Wrap token does).
     pub fn get_mic(&mut self, data: &[u8]) -> Result<Vec<u8>, AuthError> {
         let seq = self.send_seq;
         self.send_seq = self.send_seq.wrapping_add(1);

@@ -9,36 +9,51 @@ use parking_lot::Mutex;
 /// Shards of the cache.
 const SHARDS: usize = 16;
 
-/// Entries per shard before expired ones are swept out.
+/// Entries per shard before expired ones are first swept out.
 const SWEEP_AT: usize = 4096;
 
 /// See the module documentation.
 pub struct ReplayCache {
-    shards: Vec<Mutex<HashMap<u128, i64>>>,
+    shards: Vec<Mutex<Shard>>,
+}
+
+/// One shard: digests with their expiry, and the size at which it is next swept — twice
+/// what a sweep left, so the cost of sweeping stays proportional to the insertions.
+struct Shard {
+    seen: HashMap<u128, i64>,
+    sweep_at: usize,
 }
 
 impl Default for ReplayCache {
     fn default() -> Self {
         ReplayCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        seen: HashMap::new(),
+                        sweep_at: SWEEP_AT,
+                    })
+                })
+                .collect(),
         }
     }
 }
 
 impl ReplayCache {
-    /// Records an authenticator (its digest) valid until `expires` (Unix seconds, the
-    /// authenticator's time plus the allowed skew); false if it was seen already and has
-    /// not expired by `now`.
-    pub fn insert(&self, digest: u128, expires: i64, now: i64) -> bool {
+    /// Records an authenticator (its digest) accepted until `last` (Unix seconds: the
+    /// authenticator's time plus the allowed skew, the last second it passes the skew
+    /// check); false if it was seen already and is still acceptable at `now`.
+    pub fn insert(&self, digest: u128, last: i64, now: i64) -> bool {
         let shard = &self.shards[(digest as usize) % SHARDS];
-        let mut map = shard.lock();
-        if map.len() >= SWEEP_AT {
-            map.retain(|_, e| *e > now);
+        let mut s = shard.lock();
+        if s.seen.len() >= s.sweep_at {
+            s.seen.retain(|_, e| *e >= now);
+            s.sweep_at = (s.seen.len() * 2).max(SWEEP_AT);
         }
-        match map.get(&digest) {
-            Some(e) if *e > now => false,
+        match s.seen.get(&digest) {
+            Some(e) if *e >= now => false,
             _ => {
-                map.insert(digest, expires);
+                s.seen.insert(digest, last);
                 true
             }
         }
@@ -65,6 +80,8 @@ mod tests {
         let d = digest(b"authenticator");
         assert!(c.insert(d, 100, 10));
         assert!(!c.insert(d, 100, 50));
+        // Its last acceptable second still knows it.
+        assert!(!c.insert(d, 100, 100));
         // Expired: the skew would refuse it anyway, so it may be forgotten.
         assert!(c.insert(d, 300, 101));
         assert!(c.insert(digest(b"another"), 100, 10));
@@ -78,7 +95,7 @@ mod tests {
         }
         // Odd digests are still live.
         assert!(!c.insert(1, 1_000, 10));
-        let total: usize = c.shards.iter().map(|s| s.lock().len()).sum();
+        let total: usize = c.shards.iter().map(|s| s.lock().seen.len()).sum();
         assert!(total < SWEEP_AT * SHARDS * 2);
     }
 }

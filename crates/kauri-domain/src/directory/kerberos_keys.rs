@@ -109,8 +109,8 @@ pub fn previous_keys(acct: &KdcAccount) -> Vec<LongTermKey> {
     out
 }
 
-/// The account's supported encryption types, AD's default when unset. krbtgt and DCs
-/// take every type Kauri has.
+/// The account's supported encryption types, AD's default when unset. krbtgt takes every
+/// type Kauri has (a DC's account sets the attribute at provisioning).
 pub fn supported(acct: &KdcAccount) -> u32 {
     match acct.supported_enctypes {
         Some(v) if v & (bits::RC4 | bits::AES128 | bits::AES256) != 0 => v,
@@ -124,9 +124,10 @@ pub fn supported(acct: &KdcAccount) -> u32 {
 pub fn ticket_key(acct: &KdcAccount) -> Option<LongTermKey> {
     let allowed = supported(acct);
     let keys = current_keys(acct);
+    // None when the account allows no type it has a key for (an AES-only account whose
+    // password predates AES keys): KDC_ERR_ETYPE_NOSUPP, never a quiet RC4 downgrade.
     keys.iter()
         .find(|k| allowed & bit(k.key.etype()) != 0)
-        .or_else(|| keys.iter().find(|k| k.key.etype() == Enctype::Rc4Hmac))
         .cloned()
 }
 

@@ -133,6 +133,14 @@ impl Conn {
             .map_err(|e| crate::result::db_result(&e))?
             .and_then(|ids| ids.first().copied())
             .ok_or_else(|| no("the PAC's account is not in this directory"))?;
+        // A tombstone keeps its SID; a deleted account binds no more.
+        let deleted = View::text(&r, id, "isDeleted")
+            .ok()
+            .flatten()
+            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"));
+        if deleted {
+            return Err(no("the PAC's account has been deleted"));
+        }
         let dn = View::dn_of(&r, id).map_err(|e| crate::result::dir_result(&e))?;
         // Built-in groups are this DC's own (a resource domain's local groups): they come
         // from the directory, not the PAC.

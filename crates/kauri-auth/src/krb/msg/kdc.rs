@@ -128,7 +128,7 @@ impl KdcReqBody {
             .opt(4, self.from.map(|t| t.encode()))
             .field(5, &self.till.encode())
             .opt(6, self.rtime.map(|t| t.encode()))
-            .field(7, &enc_int(self.nonce.into()))
+            .field(7, &enc_nonce(self.nonce))
             .field(
                 8,
                 &enc_seq_of(self.etype.iter().map(|e| enc_int((*e).into()))),
@@ -346,7 +346,7 @@ impl Der for EncKdcRepPart {
         SeqEncoder::new()
             .field(0, &self.key.to_der())
             .field(1, &self.last_req.to_der())
-            .field(2, &enc_int(self.nonce.into()))
+            .field(2, &enc_nonce(self.nonce))
             .opt(3, self.key_expiration.map(|t| t.encode()))
             .field(4, &self.flags.to_der())
             .field(5, &self.authtime.encode())
@@ -391,5 +391,31 @@ pub fn application_tag(bytes: &[u8]) -> Option<u8> {
     match bytes.first() {
         Some(b) if b & 0xe0 == 0x60 && b & 0x1f != 0x1f => Some(b & 0x1f),
         _ => None,
+    }
+}
+
+/// A nonce as MIT and Heimdal declare it, a signed 32-bit INTEGER: values from 2^31 are
+/// written negative (their two's complement), so a client that sent a negative nonce
+/// finds the same one echoed — Heimdal refuses a reply whose nonce does not fit an Int32.
+fn enc_nonce(n: u32) -> Vec<u8> {
+    enc_int(i64::from(n as i32))
+}
+
+#[cfg(test)]
+mod nonce_tests {
+    use super::*;
+
+    #[test]
+    fn nonces_from_two_to_the_31_are_written_as_negative_int32() {
+        let body = KdcReqBody {
+            nonce: 0xdead_beef,
+            ..KdcReqBody::default()
+        };
+        let again = KdcReqBody::decode(&body.encode()).unwrap();
+        assert_eq!(again.nonce, 0xdead_beef);
+        // Four content bytes, the sign bit set: an Int32.
+        let n = enc_nonce(0xdead_beef);
+        assert_eq!(n, vec![0x02, 0x04, 0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!(enc_nonce(5), vec![0x02, 0x01, 0x05]);
     }
 }
