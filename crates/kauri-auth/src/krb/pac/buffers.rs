@@ -225,10 +225,12 @@ pub struct PacAttributes {
 }
 
 impl PacAttributes {
-    /// Encodes FlagsLength = 2 (bits) and one 32-bit Flags word.
+    /// Encodes FlagsLength (2 bits, the ones MS-PAC defines, or as many as the highest
+    /// bit set needs, so a decoder keeps every flag) and one 32-bit Flags word.
     pub fn encode(&self) -> Result<Vec<u8>, PacError> {
         let mut out = Vec::with_capacity(8);
-        out.extend_from_slice(&2u32.to_le_bytes());
+        let bits = (32 - self.flags.leading_zeros()).max(2);
+        out.extend_from_slice(&bits.to_le_bytes());
         out.extend_from_slice(&self.flags.to_le_bytes());
         Ok(out)
     }
