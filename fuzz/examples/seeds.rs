@@ -11,6 +11,15 @@ use std::sync::Arc;
 use kauri::backup::archive::{ArchiveWriter, DumpInfo, Kind, Manifest};
 use kauri::domain::DomainFile;
 use kauri_auth::crypto::nt_hash;
+use kauri_auth::krb::crypto::{Enctype, Key};
+use kauri_auth::krb::msg::constants::{ad_type, name_type, padata};
+use kauri_auth::krb::msg::flags::{kdc_options, KerberosFlags};
+use kauri_auth::krb::msg::{
+    AdPolicyInfo, ApRep, ApReq, Authenticator, AuthorizationData, AuthorizationDataEntry,
+    ChangePasswdData, EncKrbPrivPart, EncTicketPart, EncryptedData, GssChecksum, GssKrb5Token,
+    GssMech, KdcKind, KdcReq, KdcReqBody, KerbPaPacRequest, KerberosTime, KpasswdReply,
+    KpasswdRequest, KpasswdResult, KrbError, KrbPriv, PaData, PrincipalName,
+};
 use kauri_auth::ntlm::{flags, AvPairs, NtlmClient, NtlmServer, NtlmSession};
 use kauri_auth::spnego::{SpnegoClient, SpnegoServer, Step};
 use kauri_auth::SecurityLayer;
@@ -597,6 +606,7 @@ fn store_seeds(c: &mut Corpus) {
             domain_sid: "S-1-5-21-1004336348-1177238915-682003330".into(),
             domain_dn: BASE.into(),
             administrator: format!("CN=Administrator,CN=Users,{BASE}"),
+            password_hash_schemes: Vec::new(),
         },
         renamed_from: None,
         highest_usn: 42,
@@ -689,6 +699,676 @@ fn stream_seeds(c: &mut Corpus, msgs: &[Vec<u8>]) {
     }
 }
 
+// Kerberos: real messages (MIT krb5 and impacket captures, MS-PAC samples) and the same
+// messages with a plaintext where their ciphertext was, which the Kerberos targets read
+// as the plaintext (see `kauri_fuzz::krb`).
+
+macro_rules! fx {
+    ($name:literal) => {
+        include_bytes!(concat!(
+            "../../crates/kauri-auth/src/krb/msg/testdata/",
+            $name
+        ))
+        .as_slice()
+    };
+}
+
+macro_rules! pac_sample {
+    ($name:literal) => {
+        include_bytes!(concat!("../../crates/kauri-auth/tests/data/pac/", $name)).as_slice()
+    };
+}
+
+fn pac_samples() -> Vec<&'static [u8]> {
+    vec![
+        pac_sample!("samba_saved_pac.bin"),
+        pac_sample!("win2008_s4u_pac_regular.bin"),
+        pac_sample!("win2008_s4u_pac_enterprise.bin"),
+        pac_sample!("win2008_s4u_pac_xrealm.bin"),
+        pac_sample!("win2008_s4u_pac_ent_xrealm.bin"),
+        pac_sample!("fuzz1.bin"),
+        pac_sample!("fuzz2.bin"),
+    ]
+}
+
+/// An EncTicketPart (the MIT TGT's) carrying `pac` as AD-IF-RELEVANT { AD-WIN2K-PAC }.
+fn ticket_part_with_pac(pac: &[u8]) -> Vec<u8> {
+    let mut part = EncTicketPart::decode(fx!("enc_ticket_part_tgt.der")).expect("EncTicketPart");
+    let inner = AuthorizationData(vec![AuthorizationDataEntry {
+        ad_type: ad_type::AD_WIN2K_PAC,
+        ad_data: pac.to_vec(),
+    }]);
+    part.authorization_data = Some(AuthorizationData(vec![AuthorizationDataEntry {
+        ad_type: ad_type::AD_IF_RELEVANT,
+        ad_data: inner.encode(),
+    }]));
+    part.encode()
+}
+
+/// An AP-REQ with the ticket's and the authenticator's ciphertexts replaced.
+fn ap_with(ap: &[u8], ticket_plain: Option<&[u8]>, auth_plain: Option<&[u8]>) -> Vec<u8> {
+    let mut ap = ApReq::decode(ap).expect("AP-REQ");
+    if let Some(p) = ticket_plain {
+        ap.ticket.enc_part.cipher = p.to_vec();
+        ap.ticket.raw = None;
+    }
+    if let Some(p) = auth_plain {
+        ap.authenticator.cipher = p.to_vec();
+    }
+    ap.encode()
+}
+
+/// A KDC request with its PA-TGS-REQ's AP-REQ (when it has one) and PA-ENC-TIMESTAMP
+/// opened, and PA-DATA added.
+fn req_with(
+    req: &[u8],
+    ticket_plain: Option<&[u8]>,
+    auth_plain: Option<&[u8]>,
+    ts_plain: Option<&[u8]>,
+    extra: &[PaData],
+) -> Vec<u8> {
+    let mut req = KdcReq::decode(req).expect("KDC-REQ");
+    for pa in req.padata.iter_mut().flatten() {
+        if pa.padata_type == padata::PA_TGS_REQ {
+            pa.value = ap_with(&pa.value, ticket_plain, auth_plain);
+        }
+        if let (padata::PA_ENC_TIMESTAMP, Some(p)) = (pa.padata_type, ts_plain) {
+            let mut ed = EncryptedData::decode(&pa.value).expect("EncryptedData");
+            ed.cipher = p.to_vec();
+            pa.value = ed.encode();
+        }
+    }
+    req.padata
+        .get_or_insert_with(Vec::new)
+        .extend(extra.iter().cloned());
+    req.encode()
+}
+
+fn krb_request_seeds(c: &mut Corpus) {
+    const T: &str = "krb_kdc_request";
+    for m in [
+        fx!("as_req_initial.der"),
+        fx!("as_req_enc_ts.der"),
+        fx!("tgs_req_mit_fast.der"),
+        fx!("tgs_req_impacket.der"),
+    ] {
+        c.add(T, m);
+    }
+    c.add(
+        T,
+        req_with(
+            fx!("as_req_enc_ts.der"),
+            None,
+            None,
+            Some(fx!("pa_enc_ts_enc.der")),
+            &[
+                PaData::new(
+                    padata::PA_PAC_REQUEST,
+                    fx!("impacket_pa_pac_request_false.der").to_vec(),
+                ),
+                PaData::new(
+                    padata::PA_PAC_OPTIONS,
+                    fx!("impacket_pa_pac_options.der").to_vec(),
+                ),
+            ],
+        ),
+    );
+    c.add(
+        T,
+        req_with(
+            fx!("tgs_req_impacket.der"),
+            Some(fx!("enc_ticket_part_tgt.der")),
+            Some(fx!("authenticator_tgs_req.der")),
+            None,
+            &[PaData::new(
+                padata::PA_FOR_USER,
+                fx!("impacket_pa_for_user.der").to_vec(),
+            )],
+        ),
+    );
+    c.add(
+        T,
+        req_with(
+            fx!("tgs_req_mit_fast.der"),
+            Some(fx!("enc_ticket_part_svc.der")),
+            Some(fx!("authenticator_mit_fast_tgs.der")),
+            None,
+            &[],
+        ),
+    );
+    for pac in pac_samples() {
+        c.add(
+            T,
+            req_with(
+                fx!("tgs_req_impacket.der"),
+                Some(&ticket_part_with_pac(pac)),
+                Some(fx!("authenticator_tgs_req.der")),
+                None,
+                &[],
+            ),
+        );
+        c.add(T, pac);
+    }
+    // The plaintexts alone, which the target also reads straight.
+    for m in [
+        fx!("authenticator_tgs_req.der"),
+        fx!("authenticator_mit_fast_tgs.der"),
+        fx!("enc_ticket_part_tgt.der"),
+        fx!("enc_ticket_part_svc.der"),
+        fx!("pa_enc_ts_enc.der"),
+        fx!("impacket_pa_for_user.der"),
+    ] {
+        c.add(T, m);
+    }
+}
+
+/// A kpasswd request or reply with its parts' ciphertexts replaced.
+fn kpasswd_with(
+    msg: &[u8],
+    request: bool,
+    auth_plain: Option<&[u8]>,
+    priv_plain: Option<&[u8]>,
+    rep_plain: Option<&[u8]>,
+) -> Vec<u8> {
+    let priv_with = |p: &[u8]| match priv_plain {
+        Some(plain) => {
+            let mut k = KrbPriv::decode(p).expect("KRB-PRIV");
+            k.enc_part.cipher = plain.to_vec();
+            k.encode()
+        }
+        None => p.to_vec(),
+    };
+    if request {
+        let mut r = KpasswdRequest::decode(msg).expect("kpasswd request");
+        r.ap_req = ap_with(&r.ap_req, Some(fx!("enc_ticket_part_svc.der")), auth_plain);
+        r.krb_priv = priv_with(&r.krb_priv);
+        r.encode().expect("a kpasswd request")
+    } else {
+        let mut r = KpasswdReply::decode(msg).expect("kpasswd reply");
+        if let Some(p) = rep_plain {
+            let mut rep = ApRep::decode(&r.ap_rep).expect("AP-REP");
+            rep.enc_part.cipher = p.to_vec();
+            r.ap_rep = rep.encode();
+        }
+        r.body = priv_with(&r.body);
+        r.encode().expect("a kpasswd reply")
+    }
+}
+
+fn krb_kpasswd_seeds(c: &mut Corpus) {
+    const T: &str = "krb_kpasswd";
+    for m in [
+        fx!("kpasswd_req_change_mit.bin"),
+        fx!("kpasswd_req_set_impacket.bin"),
+        fx!("kpasswd_rep_soft_error_mit.bin"),
+        fx!("kpasswd_rep_access_denied_mit.bin"),
+    ] {
+        c.add(T, m);
+    }
+    c.add(
+        T,
+        kpasswd_with(
+            fx!("kpasswd_req_change_mit.bin"),
+            true,
+            Some(fx!("authenticator_kpasswd.der")),
+            Some(fx!("enc_krb_priv_part_chpw.der")),
+            None,
+        ),
+    );
+    c.add(
+        T,
+        kpasswd_with(
+            fx!("kpasswd_req_set_impacket.bin"),
+            true,
+            Some(fx!("authenticator_kpasswd.der")),
+            Some(fx!("impacket_enc_krb_priv_part.der")),
+            None,
+        ),
+    );
+    let set_part = EncKrbPrivPart {
+        user_data: fx!("impacket_change_passwd_data.der").to_vec(),
+        timestamp: None,
+        usec: None,
+        seq_number: Some(7),
+        s_address: None,
+        r_address: None,
+    };
+    c.add(
+        T,
+        kpasswd_with(
+            fx!("kpasswd_req_set_impacket.bin"),
+            true,
+            Some(fx!("authenticator_kpasswd.der")),
+            Some(&set_part.encode()),
+            None,
+        ),
+    );
+    c.add(
+        T,
+        kpasswd_with(
+            fx!("kpasswd_rep_soft_error_mit.bin"),
+            false,
+            None,
+            Some(fx!("enc_krb_priv_part_result.der")),
+            Some(fx!("enc_ap_rep_part.der")),
+        ),
+    );
+    // AD's soft error: the policy blob, in a KRB-PRIV and in a KRB-ERROR's e-data.
+    let policy = KpasswdResult {
+        code: 4,
+        string: AdPolicyInfo {
+            min_length: 7,
+            history: 24,
+            properties: 1,
+            max_age: 36_288_000_000_000,
+            min_age: 864_000_000_000,
+        }
+        .encode()
+        .to_vec(),
+    };
+    let result_part = EncKrbPrivPart {
+        user_data: policy.encode(),
+        timestamp: None,
+        usec: Some(1),
+        seq_number: Some(7),
+        s_address: None,
+        r_address: None,
+    };
+    c.add(
+        T,
+        kpasswd_with(
+            fx!("kpasswd_rep_soft_error_mit.bin"),
+            false,
+            None,
+            Some(&result_part.encode()),
+            Some(fx!("enc_ap_rep_part.der")),
+        ),
+    );
+    let mut err = KrbError::decode(fx!("krb_error_preauth_required.der")).expect("KRB-ERROR");
+    err.e_data = Some(policy.encode());
+    c.add(
+        T,
+        KpasswdReply::error(err.encode())
+            .encode()
+            .expect("a kpasswd reply"),
+    );
+}
+
+/// A SPNEGO NegTokenInit in its InitialContextToken, listing `mechs`, with `token`.
+fn spnego_init(mechs: &[&[u8]], token: &[u8]) -> Vec<u8> {
+    fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![tag];
+        let n = body.len();
+        if n < 0x80 {
+            out.push(n as u8);
+        } else if n < 0x100 {
+            out.extend([0x81, n as u8]);
+        } else {
+            out.extend([0x82, (n >> 8) as u8, n as u8]);
+        }
+        out.extend_from_slice(body);
+        out
+    }
+    let oids: Vec<u8> = mechs.iter().flat_map(|m| tlv(0x06, m)).collect();
+    let mut fields = tlv(0xa0, &tlv(0x30, &oids));
+    fields.extend(tlv(0xa2, &tlv(0x04, token)));
+    let init = tlv(0xa0, &tlv(0x30, &fields));
+    let mut body = tlv(0x06, kauri_auth::spnego::OID_SPNEGO);
+    body.extend(init);
+    tlv(0x60, &body)
+}
+
+fn krb_gss_seeds(c: &mut Corpus) {
+    const T: &str = "krb_gss_token";
+    use kauri_auth::krb::msg::gss::{
+        OID_KRB5, OID_MS_KRB5, TOK_ID_AP_REP, TOK_ID_AP_REQ, TOK_ID_KRB_ERROR,
+    };
+    let initial = fx!("gss_initial_token_ap_req_mit.bin");
+    c.add(T, initial);
+    c.add(T, fx!("gss_token_ap_rep_mit.bin"));
+    let t = GssKrb5Token::decode(initial).expect("GSS token");
+    // The AP-REQ with its plaintexts: a ticket with a PAC, and MIT's authenticator with
+    // its 0x8003 checksum; the acceptor target seals them for real.
+    let mut opened = Vec::new();
+    for part in [
+        fx!("enc_ticket_part_svc.der").to_vec(),
+        // MIT's TGT part: its PAC names the ticket's client.
+        fx!("enc_ticket_part_tgt.der").to_vec(),
+        ticket_part_with_pac(pac_sample!("samba_saved_pac.bin")),
+    ] {
+        for mech in [GssMech::Krb5, GssMech::MsKrb5] {
+            let mut t2 = GssKrb5Token::new(
+                TOK_ID_AP_REQ,
+                ap_with(
+                    &t.message,
+                    Some(&part),
+                    Some(fx!("gss_authenticator_mit.der")),
+                ),
+            );
+            t2.mech = mech;
+            opened.push(t2.encode());
+        }
+    }
+    for o in &opened {
+        c.add(T, o.clone());
+    }
+    let rep = GssKrb5Token::decode(fx!("gss_token_ap_rep_mit.bin")).expect("GSS token");
+    let mut ap_rep = ApRep::decode(&rep.message).expect("AP-REP");
+    ap_rep.enc_part.cipher = fx!("enc_ap_rep_part.der").to_vec();
+    c.add(
+        T,
+        GssKrb5Token::new(TOK_ID_AP_REP, ap_rep.encode()).encode(),
+    );
+    for e in [
+        fx!("krb_error_preauth_required.der"),
+        fx!("krb_error_tgs_bad_integrity.der"),
+        fx!("impacket_krb_error_full.der"),
+    ] {
+        c.add(T, GssKrb5Token::new(TOK_ID_KRB_ERROR, e.to_vec()).encode());
+    }
+    // GSS-SPNEGO carrying Kerberos (Windows lists the Microsoft OID first), and NTLMSSP
+    // preferred with Kerberos second.
+    let ntlm = kauri_auth::spnego::OID_NTLMSSP;
+    c.add(T, spnego_init(&[OID_MS_KRB5, OID_KRB5, ntlm], &opened[0]));
+    c.add(T, spnego_init(&[OID_KRB5, ntlm], initial));
+    c.add(T, spnego_init(&[ntlm, OID_KRB5], initial));
+    // The 0x8003 checksum alone, MIT's and one with delegated credentials.
+    let auth = Authenticator::decode(fx!("gss_authenticator_mit.der")).expect("Authenticator");
+    let cksum = auth.cksum.expect("a checksum").checksum;
+    c.add(T, cksum.clone());
+    let mut g = GssChecksum::decode(&cksum).expect("GSS checksum");
+    g.flags |= 1;
+    g.delegation = Some((1, fx!("impacket_pa_for_user.der").to_vec()));
+    g.exts = vec![0, 0, 0, 0, 0, 0, 0, 2, 0xaa, 0xbb];
+    c.add(T, g.encode());
+}
+
+fn krb_context_seeds(c: &mut Corpus) {
+    const T: &str = "krb_gss_context";
+    let wrap = |op: u8, ec: u16, rrc: u16, data: &[u8]| {
+        [&[op][..], &ec.to_be_bytes(), &rrc.to_be_bytes(), data].concat()
+    };
+    for (mode, key_len) in [(1u8, 32), (0, 16), (3, 32)] {
+        let key = vec![0x11; key_len];
+        let msgs = [
+            wrap(2, 0, 0, &encode_message(&messages()[0])),
+            wrap(6, 0, 28, b"a sealed LDAP message"),
+            [&[3u8][..], b"the mechanism list"].concat(),
+            wrap(6 | 8 | 0x30, 5, 3, b"out of sequence"),
+        ];
+        let refs: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
+        c.add(T, [&[mode][..], &key, &join(&refs)].concat());
+    }
+    // Tokens as they arrive, unforged: a Wrap header alone, a MIC.
+    let raw = [
+        [
+            &[0u8, 0x05, 0x04, 0x02, 0xff, 0, 0, 0, 0][..],
+            &[0u8; 8],
+            &[0x5a; 44],
+        ]
+        .concat(),
+        [
+            &[1u8, 0x04, 0x04, 0x00][..],
+            &[0xff; 5],
+            &[0u8; 7],
+            &[1],
+            &[0x5a; 12],
+        ]
+        .concat(),
+    ];
+    let refs: Vec<&[u8]> = raw.iter().map(|m| m.as_slice()).collect();
+    c.add(T, [&[1u8][..], &[0x22; 32], &join(&refs)].concat());
+}
+
+fn krb_crypto_seeds(c: &mut Corpus) {
+    const T: &str = "krb_crypto";
+    let header = |mode: u8, key: &Key, usage: u32, cksumtype: i32| {
+        let mut out = vec![mode];
+        out.extend_from_slice(key.bytes());
+        out.extend_from_slice(&usage.to_be_bytes());
+        out.extend_from_slice(&cksumtype.to_be_bytes());
+        out.extend_from_slice(&0x1234u16.to_be_bytes());
+        out
+    };
+    // A real ciphertext: MIT kinit's PA-ENC-TIMESTAMP under user's AES256 key.
+    let user =
+        Key::from_password(Enctype::Aes256Sha1, "userpass", "TEST.REALMuser").expect("a key");
+    let req = KdcReq::decode(fx!("as_req_enc_ts.der")).expect("AS-REQ");
+    let ts = req
+        .find_padata(padata::PA_ENC_TIMESTAMP)
+        .expect("PA-ENC-TIMESTAMP");
+    let ed = EncryptedData::decode(&ts.value).expect("EncryptedData");
+    if user.decrypt(1, &ed.cipher).is_ok() {
+        let sum = user.checksum(1, b"kauri").expect("a checksum");
+        c.add(
+            T,
+            [
+                header(0, &user, 1, user.etype().checksum_type()),
+                join(&[&ed.cipher, b"kauri", &sum]),
+            ]
+            .concat(),
+        );
+    }
+    for (i, &etype) in Enctype::ALL.iter().enumerate() {
+        let key =
+            Key::from_password(etype, "Koru.Passw0rd!", "SAMDOM.EXAMPLE.COMalice").expect("a key");
+        for (mode, usage, plain) in [
+            (0u8, 7u32, &b""[..]),
+            (4, 11, b"kauri"),
+            (8, 17, b"a longer plaintext, more than one AES block long"),
+            (12, 1024, &[0u8; 16][..]),
+        ] {
+            let cipher = key.encrypt(usage, plain).expect("encrypting");
+            let sum = key.checksum(usage, plain).expect("a checksum");
+            c.add(
+                T,
+                [
+                    header(mode | i as u8, &key, usage, etype.checksum_type()),
+                    join(&[&cipher, plain, &sum]),
+                ]
+                .concat(),
+            );
+        }
+    }
+}
+
+/// The KDC target's inputs: requests for the provisioned domain (SAMDOM.EXAMPLE.COM,
+/// Administrator), raw and as the templates its AS, TGS and kpasswd modes complete.
+fn kdc_seeds(c: &mut Corpus) {
+    const T: &str = "kdc";
+    const REALM: &str = "SAMDOM.EXAMPLE.COM";
+    let body = |cname: Option<&[&str]>, sname: &[&str], options: u32, etype: Vec<i32>| KdcReqBody {
+        kdc_options: KerberosFlags(options),
+        cname: cname.map(|n| PrincipalName::new(name_type::NT_PRINCIPAL, n)),
+        realm: REALM.into(),
+        sname: Some(PrincipalName::new(
+            if sname.len() == 1 {
+                name_type::NT_PRINCIPAL
+            } else {
+                name_type::NT_SRV_INST
+            },
+            sname,
+        )),
+        from: None,
+        till: KerberosTime(2_136_422_885),
+        rtime: Some(KerberosTime(2_136_422_885)),
+        nonce: 0x2a2a_2a2a,
+        etype,
+        addresses: None,
+        enc_authorization_data: None,
+        additional_tickets: None,
+        raw: None,
+    };
+    let req = |kind, padata: Vec<PaData>, req_body| {
+        KdcReq {
+            kind,
+            padata: Some(padata),
+            req_body,
+        }
+        .encode()
+    };
+    let fwd = kdc_options::FORWARDABLE | kdc_options::RENEWABLE | kdc_options::CANONICALIZE;
+    let pac_req = |b: bool| {
+        PaData::new(
+            padata::PA_PAC_REQUEST,
+            KerbPaPacRequest { include_pac: b }.encode(),
+        )
+    };
+    let admin: &[&str] = &["Administrator"];
+    let krbtgt: &[&str] = &["krbtgt", REALM];
+    let changepw: &[&str] = &["kadmin", "changepw"];
+    // Raw: the first AS-REQ of a logon, a stranger, and the captured requests.
+    c.add(
+        T,
+        [
+            &[0u8][..],
+            &req(
+                KdcKind::As,
+                vec![pac_req(true)],
+                body(Some(admin), krbtgt, fwd, vec![18, 17, 23]),
+            ),
+        ]
+        .concat(),
+    );
+    c.add(
+        T,
+        [
+            &[0u8][..],
+            &req(
+                KdcKind::As,
+                vec![],
+                body(Some(&["nobody"]), krbtgt, 0, vec![23]),
+            ),
+        ]
+        .concat(),
+    );
+    for m in [
+        fx!("as_req_initial.der"),
+        fx!("as_req_enc_ts.der"),
+        fx!("tgs_req_impacket.der"),
+    ] {
+        c.add(T, [&[0u8][..], m].concat());
+    }
+    // AS with a valid timestamp, under each of the three keys.
+    for (mode, sname, options, pa) in [
+        (1u8, krbtgt, fwd, vec![pac_req(true)]),
+        (5, krbtgt, kdc_options::RENEWABLE_OK, vec![pac_req(false)]),
+        (9, changepw, 0, vec![]),
+        (1, &["DC1$"][..], fwd, vec![]),
+        (1, &["ldap", "dc1.samdom.example.com"][..], fwd, vec![]),
+    ] {
+        c.add(
+            T,
+            [
+                &[mode][..],
+                &req(
+                    KdcKind::As,
+                    pa,
+                    body(Some(admin), sname, options, vec![18, 17, 23]),
+                ),
+            ]
+            .concat(),
+        );
+    }
+    c.add(
+        T,
+        [
+            &[1u8][..],
+            &req(
+                KdcKind::As,
+                vec![],
+                body(Some(&["administrator"]), krbtgt, 0, vec![23]),
+            ),
+        ]
+        .concat(),
+    );
+    // TGS with the real TGT: service tickets, a renewal, a referral, U2U.
+    let pac_opts = PaData::new(
+        padata::PA_PAC_OPTIONS,
+        fx!("impacket_pa_pac_options.der").to_vec(),
+    );
+    for (mode, sname, options) in [
+        (2u8, &["ldap", "dc1.samdom.example.com"][..], fwd),
+        (6, &["host", "DC1"][..], kdc_options::FORWARDABLE),
+        (2, &["cifs", "dc1.samdom.example.com"][..], 0),
+        (2, &["DC1$"][..], fwd),
+        (2, krbtgt, fwd),
+        (6, krbtgt, kdc_options::RENEW | kdc_options::RENEWABLE),
+        (2, &["krbtgt", "OTHER.EXAMPLE.ORG"][..], 0),
+        (10, &["Administrator"][..], kdc_options::ENC_TKT_IN_SKEY),
+        (2, &["ldap", "nowhere.example.com"][..], 0),
+    ] {
+        c.add(
+            T,
+            [
+                &[mode][..],
+                &req(
+                    KdcKind::Tgs,
+                    vec![pac_opts.clone()],
+                    body(None, sname, options, vec![18, 17, 23]),
+                ),
+            ]
+            .concat(),
+        );
+    }
+    // kpasswd: the captured requests raw; the Administrator's own password changed (a
+    // day has not passed since it was set) in both versions.
+    for m in [
+        fx!("kpasswd_req_change_mit.bin"),
+        fx!("kpasswd_req_set_impacket.bin"),
+    ] {
+        c.add(T, [&[3u8][..], m].concat());
+    }
+    c.add(T, [&[7u8, 0, 1][..], b"N3w.Passw0rd!"].concat());
+    let set = ChangePasswdData {
+        newpasswd: b"N3w.Passw0rd!".to_vec(),
+        targname: Some(PrincipalName::new(name_type::NT_PRINCIPAL, admin)),
+        targrealm: Some(REALM.into()),
+    };
+    c.add(T, [&[7u8, 0xff, 0x80][..], &set.encode()].concat());
+}
+
+fn keytab_seeds(c: &mut Corpus) {
+    use kauri::keytab::{encode, Entry, NT_PRINCIPAL};
+    let entry = |components: &[&str], kvno: u32, enctype: u16, key: &[u8]| Entry {
+        realm: "SAMDOM.EXAMPLE.COM".into(),
+        components: components.iter().map(|c| c.to_string()).collect(),
+        name_type: NT_PRINCIPAL,
+        timestamp: 0x5f00_0001,
+        kvno,
+        enctype,
+        key: key.to_vec(),
+    };
+    let a = entry(&["HOST", "dc1.samdom.example.com"], 2, 18, &[1; 32]);
+    let b = entry(&["alice"], 300, 17, &[2; 16]);
+    let d = entry(&["DC1$"], 1, 23, &[3; 16]);
+    c.add(
+        "keytab",
+        encode(&[a.clone(), b.clone(), d]).expect("a keytab"),
+    );
+    // A hole, an entry without the 32-bit key version, the end marker and junk.
+    let mut bytes = encode(std::slice::from_ref(&a)).expect("a keytab");
+    bytes.extend_from_slice(&(-10i32).to_be_bytes());
+    bytes.extend_from_slice(&[0; 10]);
+    let body = encode(std::slice::from_ref(&b)).expect("a keytab");
+    let record = &body[6..body.len() - 4];
+    bytes.extend_from_slice(&(record.len() as i32).to_be_bytes());
+    bytes.extend_from_slice(record);
+    bytes.extend_from_slice(&[0, 0, 0, 0, 9, 9]);
+    c.add("keytab", bytes);
+    c.add("keytab", vec![0x05, 0x02]);
+}
+
+fn krb_seeds(c: &mut Corpus) {
+    keytab_seeds(c);
+    krb_request_seeds(c);
+    krb_kpasswd_seeds(c);
+    krb_gss_seeds(c);
+    krb_context_seeds(c);
+    krb_crypto_seeds(c);
+    kdc_seeds(c);
+}
+
 fn main() {
     let root = std::env::args().nth(1).unwrap_or_else(|| "corpus".into());
     let mut c = Corpus {
@@ -746,5 +1426,6 @@ fn main() {
     spnego_seeds(&mut c);
     cldap_seeds(&mut c);
     store_seeds(&mut c);
+    krb_seeds(&mut c);
     c.write().expect("writing the corpus");
 }

@@ -1,5 +1,8 @@
 //! What several fuzz targets share: the server names an NTLM exchange announces, a
-//! security layer that needs no key, and a way to cut one input into several.
+//! security layer that needs no key, and a way to cut one input into several; and the
+//! nested decoding of Kerberos messages ([`krb`]).
+
+pub mod krb;
 
 use kauri_auth::error::AuthError;
 use kauri_auth::ntlm::ServerNames;
