@@ -215,7 +215,10 @@ fn attributes_and_requestor_round_trip() {
     }
     // A flag beyond the two defined ones widens FlagsLength, so it survives a decode.
     let wide = PacAttributes { flags: 0x3c5c };
-    assert_eq!(PacAttributes::decode(&wide.encode().unwrap()).unwrap(), wide);
+    assert_eq!(
+        PacAttributes::decode(&wide.encode().unwrap()).unwrap(),
+        wide
+    );
     assert!(PacAttributes::decode(&[2, 0, 0, 0]).is_err());
     assert!(PacAttributes::decode(&[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]).is_err());
 
