@@ -9,10 +9,9 @@ use std::net::SocketAddr;
 use kauri_auth::krb::crypto::Key;
 use kauri_auth::krb::msg::constants::{error_code, name_type, padata};
 use kauri_auth::krb::msg::{
-    kdc_options, ticket_flags, EncKdcRepPart, EncTicketPart, EncryptedData, EncryptionKey,
-    EtypeInfo2, EtypeInfo2Entry, KdcKind, KdcRep, KdcReq, KerbPaPacRequest, KerberosFlags,
-    KerberosTime, LastReq, LastReqEntry, MethodData, PaData, PaEncTsEnc, PrincipalName,
-    TransitedEncoding,
+    kdc_options, ticket_flags, EncKdcRepPart, EncTicketPart, EncryptedData, EtypeInfo2,
+    EtypeInfo2Entry, KdcKind, KdcRep, KdcReq, KerbPaPacRequest, KerberosFlags, KerberosTime,
+    LastReq, LastReqEntry, MethodData, PaData, PaEncTsEnc, PrincipalName, TransitedEncoding,
 };
 use kauri_auth::krb::pac::{Pac, TicketKind};
 use kauri_domain::directory::kdc::KdcRefusal;
@@ -328,10 +327,7 @@ impl Kdc {
         };
         let part = EncTicketPart {
             flags,
-            key: EncryptionKey {
-                keytype: session.etype().number(),
-                keyvalue: session.bytes().to_vec(),
-            },
+            key: kauri_auth::krb::encryption_key(&session),
             crealm: crealm.clone(),
             cname: reply_cname.clone(),
             transited: TransitedEncoding {
@@ -362,10 +358,7 @@ impl Kdc {
             });
         let enc = EncKdcRepPart {
             kind: KdcKind::As,
-            key: EncryptionKey {
-                keytype: session.etype().number(),
-                keyvalue: session.bytes().to_vec(),
-            },
+            key: kauri_auth::krb::encryption_key(&session),
             last_req: LastReq(vec![LastReqEntry {
                 lr_type: 0,
                 lr_value: KerberosTime(now),

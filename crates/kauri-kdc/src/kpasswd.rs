@@ -9,7 +9,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use kauri_auth::krb::crypto::{Enctype, Key};
+use kauri_auth::krb::crypto::Key;
 use kauri_auth::krb::msg::constants::{addr_type, error_code};
 use kauri_auth::krb::msg::kpasswd::{result_code, KPASSWD_VERSION_CHANGE, KPASSWD_VERSION_SET};
 use kauri_auth::krb::msg::{
@@ -18,7 +18,7 @@ use kauri_auth::krb::msg::{
     KpasswdRequest, KpasswdResult, KrbPriv,
 };
 use kauri_domain::directory::DirError;
-use kauri_domain::sid::{rid, Sid};
+use kauri_domain::sid::Sid;
 use kauri_ldap::writer::Task;
 
 use crate::issue::USAGE_TICKET;
@@ -145,9 +145,8 @@ impl Kpasswd {
                 result(result_code::AUTHERROR, "ticket expired"),
             ));
         }
-        let session = Enctype::from_number(part.key.keytype)
-            .and_then(|e| Key::new(e, &part.key.keyvalue).ok())
-            .ok_or_else(|| auth_err("session key unusable"))?;
+        let session =
+            kauri_auth::krb::key_of(&part.key).ok_or_else(|| auth_err("session key unusable"))?;
         let auth_plain = session
             .decrypt(USAGE_AP_REQ_AUTHENTICATOR, &ap.authenticator.cipher)
             .map_err(|_| auth_err("authenticator does not decrypt"))?;
@@ -167,9 +166,7 @@ impl Kpasswd {
         let subkey = auth
             .subkey
             .as_ref()
-            .and_then(|k| {
-                Enctype::from_number(k.keytype).and_then(|e| Key::new(e, &k.keyvalue).ok())
-            })
+            .and_then(kauri_auth::krb::key_of)
             .ok_or_else(|| auth_err("the authenticator has no subkey"))?;
         let krb_priv = KrbPriv::decode(&req.krb_priv).map_err(|_| {
             (
@@ -266,13 +263,8 @@ impl Kpasswd {
             );
         }
         if !own {
-            let domain_sid = dir.domain().map(|d| d.sid.clone());
-            let admin = groups.iter().any(|(_, s)| {
-                *s == Sid::builtin(rid::builtin::ADMINISTRATORS)
-                    || (s.domain() == domain_sid
-                        && s.rid().is_some_and(|r| {
-                            r == rid::DOMAIN_ADMINS || r == rid::ENTERPRISE_ADMINS
-                        }))
+            let admin = dir.domain().is_some_and(|d| {
+                kauri_domain::directory::is_admin_token(groups.iter().map(|(_, s)| s), &d.sid)
             });
             if !admin {
                 return result(

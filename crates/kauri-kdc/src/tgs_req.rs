@@ -4,12 +4,11 @@
 //! authenticator's checksum, and carry a PAC whose signatures verify; the PAC is copied
 //! into the new ticket and signed again for its service.
 
-use kauri_auth::krb::crypto::{Enctype, Key};
+use kauri_auth::krb::crypto::Key;
 use kauri_auth::krb::msg::constants::{error_code, padata};
 use kauri_auth::krb::msg::{
     kdc_options, ticket_flags, ApReq, Authenticator, EncKdcRepPart, EncTicketPart, EncryptedData,
-    EncryptionKey, KdcKind, KdcRep, KdcReq, KerberosFlags, KerberosTime, LastReq, LastReqEntry,
-    PaData,
+    KdcKind, KdcRep, KdcReq, KerberosFlags, KerberosTime, LastReq, LastReqEntry, PaData,
 };
 use kauri_auth::krb::pac::{Pac, TicketKind, PAC_WAS_GIVEN_IMPLICITLY, PAC_WAS_REQUESTED};
 use kauri_auth::krb::signer::KeySigner;
@@ -110,9 +109,8 @@ impl Kdc {
                 "ticket not yet valid",
             ));
         }
-        let session = Enctype::from_number(part.key.keytype)
-            .and_then(|e| Key::new(e, &part.key.keyvalue).ok())
-            .ok_or_else(|| bad("ticket session key unusable"))?;
+        let session =
+            kauri_auth::krb::key_of(&part.key).ok_or_else(|| bad("ticket session key unusable"))?;
         let auth_plain = session
             .decrypt(USAGE_TGS_AUTHENTICATOR, &ap.authenticator.cipher)
             .map_err(|_| bad("authenticator does not decrypt"))?;
@@ -174,8 +172,7 @@ impl Kdc {
             .map_err(|e| Refusal::new(error_code::KRB_AP_ERR_MODIFIED, format!("PAC: {e}")))?;
         let (reply_key, subkey) = match &auth.subkey {
             Some(k) => (
-                Enctype::from_number(k.keytype)
-                    .and_then(|e| Key::new(e, &k.keyvalue).ok())
+                kauri_auth::krb::key_of(k)
                     .ok_or_else(|| Refusal::new(error_code::KDC_ERR_ETYPE_NOSUPP, "subkey type"))?,
                 true,
             ),
@@ -383,10 +380,7 @@ impl Kdc {
         };
         let part = EncTicketPart {
             flags,
-            key: EncryptionKey {
-                keytype: session.etype().number(),
-                keyvalue: session.bytes().to_vec(),
-            },
+            key: kauri_auth::krb::encryption_key(&session),
             crealm: old.crealm.clone(),
             cname: old.cname.clone(),
             transited: old.transited.clone(),
@@ -408,10 +402,7 @@ impl Kdc {
         )?;
         let enc = EncKdcRepPart {
             kind: KdcKind::Tgs,
-            key: EncryptionKey {
-                keytype: session.etype().number(),
-                keyvalue: session.bytes().to_vec(),
-            },
+            key: kauri_auth::krb::encryption_key(&session),
             last_req: LastReq(vec![LastReqEntry {
                 lr_type: 0,
                 lr_value: old.authtime,

@@ -80,9 +80,7 @@ pub fn accept(
     if part.starttime.unwrap_or(part.authtime).0 > now + skew {
         return Err(bad("the ticket is not yet valid"));
     }
-    let session = Enctype::from_number(part.key.keytype)
-        .and_then(|e| Key::new(e, &part.key.keyvalue).ok())
-        .ok_or_else(|| bad("the session key is unusable"))?;
+    let session = super::key_of(&part.key).ok_or_else(|| bad("the session key is unusable"))?;
     let auth_plain = session
         .decrypt(USAGE_AP_REQ_AUTHENTICATOR, &ap.authenticator.cipher)
         .map_err(|_| bad("the authenticator does not decrypt"))?;
@@ -129,9 +127,7 @@ pub fn accept(
         None => None,
     };
     let ctx_key = match &auth.subkey {
-        Some(k) => Enctype::from_number(k.keytype)
-            .and_then(|e| Key::new(e, &k.keyvalue).ok())
-            .ok_or_else(|| bad("the subkey is unusable"))?,
+        Some(k) => super::key_of(k).ok_or_else(|| bad("the subkey is unusable"))?,
         None => session.clone(),
     };
     if ctx_key.etype() == Enctype::Rc4Hmac {

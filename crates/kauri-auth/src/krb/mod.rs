@@ -9,3 +9,20 @@ pub mod msg;
 pub mod pac;
 pub mod replay;
 pub mod signer;
+
+use crypto::{Enctype, Key};
+use msg::EncryptionKey;
+
+/// The key a message carries (a session key or a subkey), when its type is one Kauri
+/// speaks and its length fits.
+pub fn key_of(k: &EncryptionKey) -> Option<Key> {
+    Enctype::from_number(k.keytype).and_then(|e| Key::new(e, &k.keyvalue).ok())
+}
+
+/// A key as a message carries it.
+pub fn encryption_key(k: &Key) -> EncryptionKey {
+    EncryptionKey {
+        keytype: k.etype().number(),
+        keyvalue: k.bytes().to_vec(),
+    }
+}

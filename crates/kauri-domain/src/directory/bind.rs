@@ -201,13 +201,7 @@ impl<B: Backend> Directory<B> {
             return Ok(refused(LogonFailure::PasswordExpired));
         }
         // Success: who the account is, and what to note.
-        let admin_rids = [rid::DOMAIN_ADMINS, rid::ENTERPRISE_ADMINS];
-        let administrators = Sid::builtin(rid::builtin::ADMINISTRATORS);
-        let admin = groups.iter().any(|(_, s)| {
-            *s == administrators
-                || (s.domain().as_ref() == Some(&domain.sid)
-                    && s.rid().is_some_and(|r| admin_rids.contains(&r)))
-        });
+        let admin = super::caller::is_admin_token(groups.iter().map(|(_, s)| s), &domain.sid);
         let sid = first(a.object_sid).and_then(|b| Sid::from_bytes(b).ok());
         let mut mods = Vec::new();
         if int(a.bad_pwd_count).unwrap_or(0) != 0 {
@@ -278,7 +272,7 @@ impl<B: Backend> Directory<B> {
 }
 
 /// The first of `ids` that is not a tombstone.
-fn live<B: Backend>(r: &DbRead<'_, B>, ids: Vec<u64>) -> Option<u64> {
+pub(crate) fn live<B: Backend>(r: &DbRead<'_, B>, ids: Vec<u64>) -> Option<u64> {
     ids.into_iter().find(
         |id| !matches!(r.text(*id, "isDeleted"), Ok(Some(v)) if v.eq_ignore_ascii_case("TRUE")),
     )

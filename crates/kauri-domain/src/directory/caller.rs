@@ -30,6 +30,22 @@ pub struct Account {
     pub admin: bool,
 }
 
+/// Whether a token administers the domain `domain`: it holds Administrators, or the
+/// domain's Domain Admins or Enterprise Admins. Binds of every kind and the password-change
+/// service decide it the same way.
+pub fn is_admin_token<'a>(groups: impl IntoIterator<Item = &'a Sid>, domain: &Sid) -> bool {
+    let administrators = Sid::builtin(crate::sid::rid::builtin::ADMINISTRATORS);
+    let admin_rids = [
+        crate::sid::rid::DOMAIN_ADMINS,
+        crate::sid::rid::ENTERPRISE_ADMINS,
+    ];
+    groups.into_iter().any(|s| {
+        *s == administrators
+            || (s.domain().as_ref() == Some(domain)
+                && s.rid().is_some_and(|r| admin_rids.contains(&r)))
+    })
+}
+
 impl Caller {
     /// Whether the caller administers the directory.
     pub fn is_admin(&self) -> bool {

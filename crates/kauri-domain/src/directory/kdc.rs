@@ -441,8 +441,5 @@ impl<B: Backend> Directory<B> {
 
 /// The first live account holding `value` in `attr`.
 fn find_live<B: Backend>(r: &DbRead<'_, B>, attr: &str, value: &str) -> DirResult<Option<u64>> {
-    let ids = r.find(attr, value.as_bytes())?;
-    Ok(ids.into_iter().find(
-        |id| !matches!(r.text(*id, "isDeleted"), Ok(Some(v)) if v.eq_ignore_ascii_case("TRUE")),
-    ))
+    Ok(super::bind::live(r, r.find(attr, value.as_bytes())?))
 }

@@ -42,7 +42,7 @@ use parking_lot::{Mutex, RwLock};
 pub use access::{is_secret, Access};
 pub use add::writable_on_add;
 pub use bind::{BindOutcome, BindUpdate};
-pub use caller::{Account, Caller};
+pub use caller::{is_admin_token, Account, Caller};
 pub use check::{DomainCheck, DomainProblem};
 pub use classes::{ClassSet, SchemaSnapshot};
 pub use credentials::PasswordToPrepare;

@@ -14,7 +14,7 @@ use kauri_auth::{AuthError, SecurityLayer};
 use kauri_domain::directory::kerberos_keys::key_for;
 use kauri_domain::directory::view::View;
 use kauri_domain::directory::Account;
-use kauri_domain::sid::{rid, Sid};
+use kauri_domain::sid::Sid;
 use kauri_ldap_proto::{LdapResult, ResultCode};
 
 use super::{Conn, Identity};
@@ -156,13 +156,7 @@ impl Conn {
         }
         groups.sort();
         groups.dedup();
-        let administrators = Sid::builtin(rid::builtin::ADMINISTRATORS);
-        let admin = groups.iter().any(|s| {
-            *s == administrators
-                || (s.domain().as_ref() == Some(&domain_sid)
-                    && s.rid()
-                        .is_some_and(|r| r == rid::DOMAIN_ADMINS || r == rid::ENTERPRISE_ADMINS))
-        });
+        let admin = kauri_domain::directory::is_admin_token(&groups, &domain_sid);
         tracing::debug!(
             peer = %self.peer,
             sid = %sid_to_string(&user_sid.to_bytes()).unwrap_or_default(),
