@@ -8,6 +8,7 @@
 )]
 
 pub mod directory;
+pub mod dns;
 pub mod password;
 pub mod provision;
 pub mod schema;

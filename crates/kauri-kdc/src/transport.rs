@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kauri_net::{Admission, Limits};
+use kauri_net::{Admission, TcpUdp};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 
@@ -43,47 +43,27 @@ pub trait Service: Send + Sync + 'static {
 }
 
 /// The listeners of one service.
-pub struct Listeners {
-    tcp: Vec<TcpListener>,
-    udp: Vec<Arc<UdpSocket>>,
-}
+pub struct Listeners(TcpUdp);
 
 impl Listeners {
     /// Binds TCP and UDP on each address (`host:port`).
     pub async fn bind(addrs: &[String]) -> std::io::Result<Listeners> {
-        let mut tcp = Vec::new();
-        let mut udp = Vec::new();
-        for a in addrs {
-            let l = kauri_net::listen(a, 1024).await?;
-            // The UDP port follows the TCP one, so ":0" gives one port for both.
-            let bound = l.local_addr()?;
-            udp.push(Arc::new(UdpSocket::bind(bound).await?));
-            tcp.push(l);
-        }
-        Ok(Listeners { tcp, udp })
+        TcpUdp::bind(addrs).await.map(Listeners)
     }
 
     /// The addresses listened on.
     pub fn local_addrs(&self) -> Vec<SocketAddr> {
-        self.tcp
-            .iter()
-            .filter_map(|l| l.local_addr().ok())
-            .collect()
+        self.0.local_addrs()
     }
 
     /// Serves `service` until the task is dropped.
     pub async fn run<S: Service>(self, service: Arc<S>, max_connections: usize) {
-        let admission = Admission::new(Limits {
-            max_connections: max_connections.max(1),
-            reserved_for_authenticated: 0,
-            max_per_address: 0,
-            max_unauthenticated_per_address: 0,
-        });
+        let admission = TcpUdp::admission(max_connections);
         let mut tasks = tokio::task::JoinSet::new();
-        for l in self.tcp {
+        for l in self.0.tcp {
             tasks.spawn(accept_loop(l, service.clone(), admission.clone()));
         }
-        for s in self.udp {
+        for s in self.0.udp {
             tasks.spawn(udp_loop(s, service.clone()));
         }
         while tasks.join_next().await.is_some() {}
@@ -91,28 +71,10 @@ impl Listeners {
 }
 
 async fn accept_loop<S: Service>(l: TcpListener, service: Arc<S>, admission: Arc<Admission>) {
-    loop {
-        let (stream, peer) = match l.accept().await {
-            Ok(x) => x,
-            Err(e) => {
-                tracing::warn!(error = %e, "kerberos: accept failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let Ok(slot) = admission.admit(Some(peer.ip())) else {
-            continue;
-        };
-        let service = service.clone();
-        tokio::spawn(async move {
-            let _ = stream.set_nodelay(true);
-            // A connection the admission table gives up for a newcomer ends here.
-            tokio::select! {
-                _ = serve_tcp(stream, peer, service) => {}
-                _ = slot.evicted() => {}
-            }
-        });
-    }
+    kauri_net::accept_admitted(l, admission, |stream, peer| {
+        serve_tcp(stream, peer, service.clone())
+    })
+    .await;
 }
 
 /// One TCP connection: requests one after another, each answered before the next is read.

@@ -116,6 +116,50 @@ pub struct ServerConfig {
     /// Largest difference between a client's clock and the DC's, in minutes (AD's
     /// MaxClockSkew).
     pub kerberos_max_clock_skew_minutes: u32,
+    /// The DNS server (`[dns]` in the file).
+    pub dns: DnsConfig,
+}
+
+/// The DNS server's settings.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DnsConfig {
+    /// Address of the DNS server, UDP and TCP (port 53 in AD); empty for none. A default
+    /// address that cannot be bound is reported and skipped; one set in the file is an
+    /// error.
+    pub listen: String,
+    /// The DC's addresses in its A/AAAA and locator records; empty: the addresses the
+    /// server listens on (LDAP's, then DNS's), loopback only when nothing else is known.
+    pub host_addresses: Vec<String>,
+    /// Servers (`address` or `address:port`) that names outside the directory's zones
+    /// are forwarded to; empty: such queries are refused (never an open resolver).
+    pub forwarders: Vec<String>,
+    /// Who may transfer a zone (AXFR): addresses or networks (`10.0.0.0/8`), or `any`;
+    /// empty: nobody.
+    pub zone_transfers: Vec<String>,
+    /// Responses per second one source address may receive over UDP; 0 for no limit.
+    pub rate_limit: u32,
+    /// Hours between runs of the scavenger (AD's default scavenging period is 7 days).
+    pub scavenging_interval_hours: u32,
+    /// Days a deleted name is kept as a tombstone before it is purged.
+    pub tombstone_interval_days: u32,
+}
+
+/// The DNS server's address unless configured.
+pub const DEFAULT_DNS: &str = "127.0.0.1:53";
+
+impl Default for DnsConfig {
+    fn default() -> Self {
+        DnsConfig {
+            listen: DEFAULT_DNS.into(),
+            host_addresses: Vec::new(),
+            forwarders: Vec::new(),
+            zone_transfers: Vec::new(),
+            rate_limit: 0,
+            scavenging_interval_hours: 168,
+            tombstone_interval_days: 14,
+        }
+    }
 }
 
 /// The KDC's address unless configured.
@@ -168,6 +212,7 @@ impl Default for ServerConfig {
             kerberos_max_renew_days: 7,
             kerberos_max_service_minutes: 600,
             kerberos_max_clock_skew_minutes: 5,
+            dns: DnsConfig::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod config;
 pub mod conn;
 pub mod ctx;
 pub mod extdn;
+pub mod krb_accept;
 pub mod metrics;
 pub mod netlogon;
 pub mod result;

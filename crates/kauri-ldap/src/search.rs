@@ -992,7 +992,10 @@ fn subordinate_referrals(ctx: &Ctx, base: &Dn, scope: Scope) -> Vec<String> {
     }
     // The domain's partitions, as its information holds them (no read per search); only
     // those reached are written out.
-    let ncs = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn];
+    let ncs: Vec<&Dn> = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
+        .into_iter()
+        .chain(&domain.app_ncs)
+        .collect();
     let reached = |d: &Dn| match scope {
         Scope::OneLevel => base.is_parent_of(d),
         _ => d.is_descendant_of(base),

@@ -10,6 +10,20 @@ use kauri_domain::directory::{DirError, Directory, Request};
 use kauri_kv::lmdb::LmdbBackend;
 use tokio::sync::oneshot;
 
+/// Work of another service (DNS updates, the scavenger) done in the writer's transaction,
+/// all of it or none: it runs in a nested transaction that is rolled back when it fails.
+pub struct Work(pub Box<WorkFn>);
+
+/// The function inside a [`Work`].
+pub type WorkFn = dyn FnOnce(&Directory<LmdbBackend>, &mut kauri_db::DbWrite<'_, LmdbBackend>) -> Result<(), DirError>
+    + Send;
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Work")
+    }
+}
+
 /// Work the writer does besides client requests.
 #[derive(Debug)]
 pub enum Task {
@@ -31,6 +45,8 @@ pub enum Task {
         /// Whether the account changes its own password (minimum age and history apply).
         change: bool,
     },
+    /// Another service's work.
+    Run(Work),
 }
 
 struct Job {
@@ -208,10 +224,10 @@ impl Writer {
 fn apply(
     dir: &Directory<LmdbBackend>,
     w: &mut kauri_db::DbWrite<'_, LmdbBackend>,
-    task: &Task,
+    task: Task,
 ) -> Result<(), DirError> {
     match task {
-        Task::Change(req) => dir.apply(w, req),
+        Task::Change(req) => dir.apply(w, &req),
         Task::CollectTombstones => {
             let n = dir.collect_tombstones(w)?;
             if n > 0 {
@@ -220,12 +236,22 @@ fn apply(
             Ok(())
         }
         Task::SchemaUpdateNow => Ok(()),
-        Task::BadPassword(dn) => dir.record_bad_password(w, dn),
+        Task::BadPassword(dn) => dir.record_bad_password(w, &dn),
         Task::KerberosPassword {
             dn,
             password,
             change,
-        } => dir.kerberos_password(w, dn, password, *change),
+        } => dir.kerberos_password(w, &dn, &password, change),
+        Task::Run(Work(work)) => {
+            w.begin_nested()?;
+            match work(dir, w) {
+                Ok(()) => Ok(w.commit_nested()?),
+                Err(e) => {
+                    w.abort_nested()?;
+                    Err(e)
+                }
+            }
+        }
     }
 }
 
@@ -254,7 +280,7 @@ fn run(
         let mut replies = Vec::with_capacity(jobs.len());
         for j in jobs {
             // Each operation runs in its own nested transaction inside `DbWrite`.
-            outcomes.push(apply(dir, &mut w, &j.task));
+            outcomes.push(apply(dir, &mut w, j.task));
             replies.push(j.reply);
         }
         let n = replies.len() as u64;

@@ -17,4 +17,4 @@ pub mod listen;
 pub use admission::{address_key, Admission, Limits, Refusal, Slot};
 pub use counters::{Close, NetCounters};
 pub use deadline::{is_request_timeout, Guarded, RequestClock};
-pub use listen::listen;
+pub use listen::{accept_admitted, listen, TcpUdp};

@@ -1,8 +1,58 @@
-//! Listening sockets with room for bursts of connections.
+//! Listening sockets with room for bursts of connections, and the accept loop the
+//! request/response services (Kerberos, DNS) share.
 
+use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::{TcpListener, TcpSocket, TcpStream, UdpSocket};
+
+use crate::{Admission, Limits};
+
+/// A service's TCP listeners with a UDP socket on each one's address (Kerberos and DNS
+/// answer on both); the UDP port follows the TCP one, so `:0` gives one port for both.
+pub struct TcpUdp {
+    /// The TCP listeners.
+    pub tcp: Vec<TcpListener>,
+    /// The UDP sockets, one per listener.
+    pub udp: Vec<Arc<UdpSocket>>,
+}
+
+impl TcpUdp {
+    /// Binds TCP and UDP on each address (`host:port`).
+    pub async fn bind(addrs: &[String]) -> io::Result<TcpUdp> {
+        let mut tcp = Vec::new();
+        let mut udp = Vec::new();
+        for a in addrs {
+            let l = listen(a, 1024).await?;
+            let bound = l.local_addr()?;
+            udp.push(Arc::new(UdpSocket::bind(bound).await?));
+            tcp.push(l);
+        }
+        Ok(TcpUdp { tcp, udp })
+    }
+
+    /// The addresses listened on.
+    pub fn local_addrs(&self) -> Vec<SocketAddr> {
+        self.tcp
+            .iter()
+            .filter_map(|l| l.local_addr().ok())
+            .collect()
+    }
+
+    /// The connection table of such a service: `max_connections` places, no reserve and
+    /// no per-address limits (each connection carries one request at a time).
+    pub fn admission(max_connections: usize) -> Arc<Admission> {
+        Admission::new(Limits {
+            max_connections: max_connections.max(1),
+            reserved_for_authenticated: 0,
+            max_per_address: 0,
+            max_unauthenticated_per_address: 0,
+        })
+    }
+}
 
 /// Binds a TCP listener on `addr` (`host:port`; the first address the name resolves to)
 /// with an accept queue of `backlog` (the kernel caps it at `net.core.somaxconn`). A burst
@@ -29,6 +79,37 @@ pub async fn listen(addr: &str, backlog: u32) -> io::Result<TcpListener> {
             format!("{addr} names no address"),
         )
     }))
+}
+
+/// Accepts connections until the task is dropped: each one admitted by `admission` (a
+/// refused one is closed at once) is served by `serve` on a task of its own, which ends
+/// when `serve` does or when the table gives its place to a newcomer. A failed accept
+/// (no descriptors left) is retried after a short pause.
+pub async fn accept_admitted<F, Fut>(l: TcpListener, admission: Arc<Admission>, serve: F)
+where
+    F: Fn(TcpStream, SocketAddr) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    loop {
+        let (stream, peer) = match l.accept().await {
+            Ok(x) => x,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = admission.admit(Some(peer.ip())) else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let work = serve(stream, peer);
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = work => {}
+                _ = slot.evicted() => {}
+            }
+        });
+    }
 }
 
 #[cfg(test)]

@@ -62,6 +62,7 @@ pub fn run(o: &Options) -> Result<Report> {
         schema_dir: None,
         host_name: "DC1".into(),
         site: "Default-First-Site-Name".into(),
+        host_ip: vec![std::net::IpAddr::from([127, 0, 0, 1])],
         password_hash_schemes: Vec::new(),
         json: false,
         quiet: true,

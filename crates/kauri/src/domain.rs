@@ -115,6 +115,10 @@ pub struct ProvisionOptions {
     /// The site the DC is placed in.
     #[arg(long, default_value = "Default-First-Site-Name")]
     pub site: String,
+    /// The DC's address in its DNS records (repeatable); `kauri serve` keeps them in line
+    /// with its configuration afterwards.
+    #[arg(long = "host-ip", default_value = "127.0.0.1")]
+    pub host_ip: Vec<std::net::IpAddr>,
     /// Crypt forms to keep beside each password's NT hash, comma-separated:
     /// CryptSHA256, CryptSHA512 (none by default; recorded in domain.json).
     #[arg(long, value_delimiter = ',')]
@@ -247,6 +251,7 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
     let made = dir
         .provision(&params, &o.adminpass, Some(&progress))
         .context("provisioning")?;
+    ensure_dns(&dir, &o.host_ip).context("creating the DNS zones")?;
     bar.finish_and_clear();
     let file = DomainFile {
         realm: params.realm.clone(),
@@ -268,7 +273,8 @@ fn provision_into(o: &ProvisionOptions) -> Result<()> {
         domain_dn: made.domain_dn,
         domain_sid: made.domain_sid,
         administrator: made.administrator,
-        entries: made.entries,
+        // The domain's objects and its DNS zones and records.
+        entries: usize::try_from(dir.db().read()?.record_count()?).unwrap_or(made.entries),
         schema_objects: made.schema_objects,
         schema_source: describe(&source),
         data: o.targetdir.display().to_string(),
@@ -336,6 +342,32 @@ pub fn ensure_kerberos_keys(dir: &Directory<LmdbBackend>) -> Result<Vec<String>>
     } else {
         w.commit()?;
         dir.after_commit()?;
+    }
+    Ok(done)
+}
+
+/// Gives the domain its DNS partitions, zones and this DC's records for `addresses`
+/// (creating what is missing, moving the DC's addresses), as provisioning and every
+/// start do.
+pub fn ensure_dns(
+    dir: &Directory<LmdbBackend>,
+    addresses: &[std::net::IpAddr],
+) -> Result<kauri_domain::dns::DnsEnsured> {
+    if dir.domain().is_none() {
+        return Ok(Default::default());
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut w = dir.db().write()?;
+    let done = dir.ensure_dns(&mut w, addresses, now)?;
+    if done == Default::default() {
+        w.abort();
+    } else {
+        w.commit()?;
+        dir.after_commit()?;
+        dir.rediscover()?;
     }
     Ok(done)
 }

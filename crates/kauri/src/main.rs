@@ -6,6 +6,7 @@ mod backup;
 mod bench_admin;
 mod bench_auth;
 mod bench_db;
+mod bench_dns;
 mod bench_domain;
 mod bench_kdc;
 mod bench_ldap;
@@ -123,6 +124,16 @@ enum Command {
         #[command(subcommand)]
         what: admin::computer::ComputerCommand,
     },
+    /// AD-integrated DNS: zones and records.
+    Dns {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::dns::DnsCommand,
+    },
     /// Contacts.
     Contact {
         #[command(flatten)]
@@ -208,6 +219,9 @@ struct ServeOpts {
     /// Kerberos password-change address, TCP and UDP, e.g. 127.0.0.1:464 ("" to disable).
     #[arg(long)]
     listen_kpasswd: Option<String>,
+    /// DNS address, TCP and UDP, e.g. 127.0.0.1:53 ("" to disable).
+    #[arg(long)]
+    listen_dns: Option<String>,
 }
 
 impl ServeOpts {
@@ -221,6 +235,7 @@ impl ServeOpts {
             listen_gc_tls: self.listen_gc_tls.clone(),
             listen_kdc: self.listen_kdc.clone(),
             listen_kpasswd: self.listen_kpasswd.clone(),
+            listen_dns: self.listen_dns.clone(),
         }
     }
 }
@@ -237,6 +252,22 @@ enum BenchCommand {
         /// Their password.
         #[arg(long, default_value = "Kdc.Bench-Passw0rd")]
         password: String,
+        /// The data folder to create.
+        #[arg(long)]
+        data: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What DNS scavenging costs: a zone of N names with one dynamic record each, a share
+    /// of them stale; a dry pass, the real pass and the purge of the tombstones, timed.
+    DnsScavenge {
+        /// Names in the zone.
+        #[arg(long, default_value_t = 100_000)]
+        records: usize,
+        /// Percent of them stale.
+        #[arg(long, default_value_t = 10)]
+        stale_percent: u32,
         /// The data folder to create.
         #[arg(long)]
         data: PathBuf,
@@ -594,6 +625,38 @@ fn run() -> Result<()> {
         }
         Command::Bench {
             what:
+                BenchCommand::DnsScavenge {
+                    records,
+                    stale_percent,
+                    data,
+                    json,
+                },
+        } => {
+            bench_kdc::check_free(&data)?;
+            let report = bench_dns::run(&bench_dns::Options {
+                data,
+                records,
+                stale_percent,
+                progress: !json,
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!(
+                    "{} names written in {:.1} s; scavenging: dry pass {:.2} s, real pass {:.2} s \
+                     ({} stale records removed), purge 15 days later {:.2} s ({} tombstones)",
+                    report.records,
+                    report.write_seconds,
+                    report.dry_run_seconds,
+                    report.scavenge_seconds,
+                    report.removed,
+                    report.purge_seconds,
+                    report.purged
+                );
+            }
+        }
+        Command::Bench {
+            what:
                 BenchCommand::Auth {
                     users,
                     connections,
@@ -706,6 +769,9 @@ fn run() -> Result<()> {
         }
         Command::Computer { target, json, what } => {
             admin::computer::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Dns { target, json, what } => {
+            admin::dns::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
         Command::Contact { target, json, what } => {
             admin::contact::run(admin::target::open(&target)?.as_mut(), &what, json)?

@@ -28,6 +28,8 @@ pub struct Overrides {
     pub listen_kdc: Option<String>,
     /// Kerberos password-change address (`listen_kpasswd`).
     pub listen_kpasswd: Option<String>,
+    /// DNS address (`[dns] listen`).
+    pub listen_dns: Option<String>,
 }
 
 /// The configuration in force: the file (if any) with the flags on top.
@@ -57,7 +59,54 @@ pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
     if let Some(l) = &o.listen_kpasswd {
         cfg.listen_kpasswd = l.clone();
     }
+    if let Some(l) = &o.listen_dns {
+        cfg.dns.listen = l.clone();
+    }
     Ok(cfg)
+}
+
+/// The DC's addresses for its DNS records: `[dns] host_addresses`, else the specific
+/// addresses it listens on (LDAP, then DNS), else loopback.
+pub fn dns_host_addresses(cfg: &ServerConfig) -> Result<Vec<std::net::IpAddr>> {
+    let mut out = Vec::new();
+    for a in &cfg.dns.host_addresses {
+        out.push(
+            a.parse::<std::net::IpAddr>()
+                .with_context(|| format!("[dns] host_addresses: '{a}' is not an address"))?,
+        );
+    }
+    if out.is_empty() {
+        for l in [&cfg.listen, &cfg.dns.listen] {
+            if let Ok(sa) = l.parse::<std::net::SocketAddr>() {
+                if !sa.ip().is_unspecified() && !out.contains(&sa.ip()) {
+                    out.push(sa.ip());
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(std::net::IpAddr::from([127, 0, 0, 1]));
+    }
+    Ok(out)
+}
+
+/// Brings the domain's DNS data up to date for this DC at start, and says what changed.
+fn ensure_dns_at_start(
+    dir: &kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>,
+    cfg: &ServerConfig,
+) -> Result<()> {
+    let addrs = dns_host_addresses(cfg)?;
+    let done = crate::domain::ensure_dns(dir, &addrs).context("updating the DNS records")?;
+    if done.partitions_created {
+        eprintln!("kauri: created the DomainDnsZones and ForestDnsZones partitions");
+    }
+    for z in &done.zones_created {
+        eprintln!("kauri: created the DNS zone {z}");
+    }
+    if done.nodes_changed > 0 {
+        eprintln!("kauri: updated {} DNS names of this DC", done.nodes_changed);
+    }
+    Ok(())
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -119,6 +168,7 @@ pub fn serve(o: &Overrides) -> Result<()> {
         for dn in crate::domain::ensure_kerberos_keys(&dir)? {
             eprintln!("kauri: gave {dn} Kerberos keys");
         }
+        ensure_dns_at_start(&dir, &cfg)?;
     }
     let rt = runtime()?;
     let writer_done = rt.block_on(async move {
@@ -144,6 +194,9 @@ pub fn serve(o: &Overrides) -> Result<()> {
         }
         for a in &krb.kpasswd {
             eprintln!("kauri: serving Kerberos password changes at {a} (TCP and UDP)");
+        }
+        for a in kauri_dns::start(server.ctx()).await? {
+            eprintln!("kauri: serving DNS at {a} (TCP and UDP)");
         }
         // SIGTERM (a service manager) or Ctrl-C: stop accepting and leave.
         tokio::select! {
@@ -187,6 +240,7 @@ const DEMO_REALM: &str = "SAMDOM.EXAMPLE.COM";
 /// The demo's KDC and password-change ports (unprivileged).
 const DEMO_KDC: &str = "127.0.0.1:3088";
 const DEMO_KPASSWD: &str = "127.0.0.1:3464";
+const DEMO_DNS: &str = "127.0.0.1:3053";
 const DEMO_DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 
 /// Provisions the demo domain in an empty data folder and adds a few people; returns
@@ -210,6 +264,7 @@ fn demo_domain(data: &Path, password: &str) -> Result<bool> {
         schema_dir: None,
         host_name: "DC1".into(),
         site: "Default-First-Site-Name".into(),
+        host_ip: vec![std::net::IpAddr::from([127, 0, 0, 1])],
         password_hash_schemes: Vec::new(),
         json: false,
         quiet: true,
@@ -309,9 +364,13 @@ pub fn demo(o: &Overrides) -> Result<()> {
     if cfg.listen_kpasswd == kauri_ldap::config::DEFAULT_KPASSWD {
         cfg.listen_kpasswd = DEMO_KPASSWD.into();
     }
+    if cfg.dns.listen == kauri_ldap::config::DEFAULT_DNS {
+        cfg.dns.listen = DEMO_DNS.into();
+    }
     let created = demo_domain(&cfg.data, &password)?;
     let (dir, source) = open_directory(&cfg.data)?;
     crate::domain::ensure_kerberos_keys(&dir)?;
+    ensure_dns_at_start(&dir, &cfg)?;
     let schema = crate::domain::describe(&source);
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;
     let ca = cert.with_file_name("ca.pem");
@@ -343,6 +402,10 @@ pub fn demo(o: &Overrides) -> Result<()> {
         for a in &krb.kpasswd {
             println!("            kpasswd {a} (TCP and UDP)");
         }
+        let dns = kauri_dns::start(server.ctx()).await?;
+        for a in &dns {
+            println!("            dns {a} (TCP and UDP)");
+        }
         if let Some(a) = krb.kdc.first() {
             let conf = data.join("krb5.conf");
             let text = demo_krb5_conf(*a, krb.kpasswd.first().copied());
@@ -361,6 +424,13 @@ pub fn demo(o: &Overrides) -> Result<()> {
         }
         println!();
         println!("Try:");
+        if let Some(a) = dns.first() {
+            println!(
+                "  dig @{} -p {} _ldap._tcp.dc._msdcs.samdom.example.com SRV",
+                a.ip(),
+                a.port()
+            );
+        }
         println!(
             "  ldapsearch -x -H ldap://127.0.0.1:{port} -D 'SAMDOM\\Administrator' -w '{password}' -b OU=Demo,{DEMO_DOMAIN} '(objectClass=user)' sAMAccountName memberOf"
         );

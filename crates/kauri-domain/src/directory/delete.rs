@@ -197,7 +197,7 @@ impl<B: Backend> Directory<B> {
             }
         }
         let flags = w.int(id, "systemFlags")?.map(|f| f as u32).unwrap_or(0);
-        let is_head = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn].contains(&dn);
+        let is_head = domain.is_nc_head(dn);
         if flags & FLAG_DISALLOW_DELETE != 0 || is_head {
             return refuse("is a system object that cannot be deleted");
         }
@@ -251,9 +251,7 @@ impl<B: Backend> Directory<B> {
             .int(id, "systemFlags")?
             .map(|f| f as u32)
             .unwrap_or_default();
-        let is_head = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn]
-            .iter()
-            .any(|nc| **nc == dn);
+        let is_head = domain.is_nc_head(&dn);
         if !system && (flags & FLAG_DISALLOW_DELETE != 0 || is_head) {
             return Err(DirError::UnwillingToPerform(format!(
                 "000020CE: SvcErr: problem 5003 (WILL_NOT_PERFORM): {dn} is a system object \
@@ -468,8 +466,7 @@ impl<B: Backend> Directory<B> {
         if is_tombstone(w, id) {
             return Err(no_such_object(dn));
         }
-        let heads = [&domain.domain_dn, &domain.config_dn, &domain.schema_dn];
-        if heads.contains(&dn) {
+        if domain.is_nc_head(dn) {
             // A destination above every naming context held has no parent object here
             // (AD's DIR_ERROR); anywhere else the head just does not move.
             let target = new_parent.cloned().or_else(|| dn.parent());

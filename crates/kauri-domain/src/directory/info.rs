@@ -34,6 +34,9 @@ pub struct DomainInfo {
     /// The object holding this DC's RID counter (`rIDNextRID`): its RID Set, or the
     /// domain object (`nextRid`) when there is none.
     pub rid_counter: (Dn, &'static str),
+    /// The application partitions this DC holds (DomainDnsZones, ForestDnsZones): naming
+    /// contexts besides the domain, configuration and schema.
+    pub app_ncs: Vec<Dn>,
 }
 
 /// The DNS name a DN's `DC=` components spell (`DC=samdom,DC=example,DC=com` →
@@ -54,10 +57,14 @@ impl DomainInfo {
     /// Finds the domain in a database: the naming context whose head is a `domainDNS`.
     pub fn discover<B: Backend>(r: &DbRead<'_, B>) -> DirResult<Option<DomainInfo>> {
         let mut domain = None;
-        for (id, text) in r.naming_contexts()? {
+        let ncs = r.naming_contexts()?;
+        for (id, text) in &ncs {
+            let (id, text) = (*id, text);
             let classes = r.values(id, "objectClass")?;
-            if classes.iter().any(|c| c.eq_ignore_ascii_case(b"domainDNS")) {
-                if let Ok(dn) = Dn::parse(&text) {
+            // Application partitions are domainDNS objects too, without a SID.
+            let has_sid = !r.values(id, "objectSid")?.is_empty();
+            if has_sid && classes.iter().any(|c| c.eq_ignore_ascii_case(b"domainDNS")) {
+                if let Ok(dn) = Dn::parse(text) {
                     domain = Some((id, dn));
                     break;
                 }
@@ -146,7 +153,13 @@ impl DomainInfo {
             Some(d) => (d, "rIDNextRID"),
             None => (domain_dn.clone(), "nextRid"),
         };
+        let app_ncs = ncs
+            .iter()
+            .filter_map(|(_, t)| Dn::parse(t).ok())
+            .filter(|d| *d != domain_dn && *d != config_dn && *d != schema_dn)
+            .collect();
         Ok(Some(DomainInfo {
+            app_ncs,
             domain_dn,
             domain_id,
             sid,
@@ -161,9 +174,23 @@ impl DomainInfo {
         }))
     }
 
+    /// Whether `dn` heads one of the naming contexts this DC holds.
+    pub fn is_nc_head(&self, dn: &Dn) -> bool {
+        [&self.domain_dn, &self.config_dn, &self.schema_dn]
+            .into_iter()
+            .chain(&self.app_ncs)
+            .any(|nc| nc == dn)
+    }
+
     /// The naming context holding `dn`.
     pub fn nc_of(&self, dn: &Dn) -> &Dn {
-        if dn == &self.schema_dn || dn.is_descendant_of(&self.schema_dn) {
+        if let Some(app) = self
+            .app_ncs
+            .iter()
+            .find(|nc| dn == *nc || dn.is_descendant_of(nc))
+        {
+            app
+        } else if dn == &self.schema_dn || dn.is_descendant_of(&self.schema_dn) {
             &self.schema_dn
         } else if dn == &self.config_dn || dn.is_descendant_of(&self.config_dn) {
             &self.config_dn
@@ -176,6 +203,7 @@ impl DomainInfo {
     pub fn holds(&self, dn: &Dn) -> bool {
         [&self.domain_dn, &self.config_dn, &self.schema_dn]
             .into_iter()
+            .chain(&self.app_ncs)
             .any(|nc| dn == nc || dn.is_descendant_of(nc))
     }
 

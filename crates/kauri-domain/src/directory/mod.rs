@@ -408,7 +408,7 @@ pub(crate) fn now_secs() -> u64 {
 }
 
 /// Sixteen random bytes: a new objectGUID (RFC 4122 version 4 layout).
-pub(crate) fn new_guid() -> DirResult<[u8; 16]> {
+pub fn new_guid() -> DirResult<[u8; 16]> {
     let mut g = [0u8; 16];
     getrandom::fill(&mut g)
         .map_err(|e| DirError::UnwillingToPerform(format!("no randomness for a GUID: {e}")))?;

@@ -11,6 +11,7 @@
 //! - the realm in DNS names and principal names (`dnsRoot`, `dNSHostName`,
 //!   `servicePrincipalName`, `userPrincipalName`, `msDS-AdditionalDnsHostName`) and the
 //!   NetBIOS name (`nETBIOSName`, the domain's crossRef name, SPN components);
+//! - the DNS zones named after the realm, and the names inside DNS records;
 //! - every secret (password hashes, password history, trust secrets) is removed: a lab
 //!   copy carries no credential of production. The domain SID stays, as Samba's rename
 //!   keeps it.
@@ -333,12 +334,19 @@ impl<B: Backend> Directory<B> {
                 renamed += 1;
             }
         }
-        let entries_changed = changes.len() as u64;
+        let mut entries_changed = changes.len() as u64;
         for (id, mods) in changes {
             let dn =
                 Dn::parse(&w.dn_string(id)?).map_err(|e| unwilling(format!("record {id}: {e}")))?;
             w.modify(&dn, &mods)?;
         }
+        // DNS: zones named after the realm, and the names inside records.
+        entries_changed += crate::dns::rename::rename_dns(
+            &mut w,
+            &names.new_dn,
+            &names.old_realm,
+            &names.new_realm,
+        )?;
         // The domain object's own name, and its crossRef's.
         let first_label = names.new_realm.split('.').next().unwrap_or_default();
         w.modify(

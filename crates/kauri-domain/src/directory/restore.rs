@@ -55,6 +55,10 @@ pub struct RestoreReport {
 struct OldDc {
     server: Dn,
     computer: Option<Dn>,
+    /// Its DNS host name, whose records go with it.
+    host: Option<String>,
+    /// Its NTDS Settings' objectGUID, named by its `_msdcs` CNAME.
+    ntds_guid: Option<String>,
 }
 
 fn unwilling(what: impl std::fmt::Display) -> DirError {
@@ -94,9 +98,36 @@ impl<B: Backend> Directory<B> {
                     .and_then(|v| v.first())
                     .and_then(|v| std::str::from_utf8(v).ok())
                     .and_then(|t| Dn::parse(t).ok());
+                // The server's dNSHostName, else its computer's, else its name in the
+                // domain.
+                let mut host = e
+                    .get("dNSHostName")
+                    .and_then(|v| v.first())
+                    .map(|v| String::from_utf8_lossy(v).to_ascii_lowercase());
+                if host.is_none() {
+                    if let Some(id) = computer.as_ref().map(|c| r.id_of(c)).transpose()?.flatten() {
+                        host = r.text(id, "dNSHostName")?.map(|t| t.to_ascii_lowercase());
+                    }
+                }
+                if host.is_none() {
+                    host =
+                        e.dn.rdn()
+                            .and_then(|r| r.avas().first().map(|a| a.value.to_ascii_lowercase()))
+                            .map(|n| format!("{n}.{}", info.dns_name));
+                }
+                let ntds_guid = match r.id_of(&e.dn.child(cn("NTDS Settings")?))? {
+                    Some(id) => r
+                        .values(id, "objectGUID")?
+                        .first()
+                        .and_then(|g| <[u8; 16]>::try_from(g.as_slice()).ok())
+                        .map(|g| crate::schema::builtin::format_guid(&g)),
+                    None => None,
+                };
                 old_dcs.push(OldDc {
                     server: e.dn,
                     computer,
+                    host,
+                    ntds_guid,
                 });
             }
             // Where AD keeps its roles: the domain (PDC emulator), its RID Manager and
@@ -196,6 +227,14 @@ impl<B: Backend> Directory<B> {
                 }
             }
             removed.push(dc.server.to_string());
+        }
+        // Their DNS records go too; the new DC registers its own when it first serves.
+        let new_host = format!("{}.{}", params.dc_name, info.dns_name).to_ascii_lowercase();
+        let now = super::now_secs();
+        for dc in &old_dcs {
+            if let Some(host) = &dc.host {
+                self.forget_dns_dc(&mut w, host, dc.ntds_guid.as_deref(), &new_host, now)?;
+            }
         }
         // Move the RID Manager's pool past what the old DCs may have handed out since.
         let manager = w

@@ -64,6 +64,7 @@ impl DomainInfo {
             ntds_settings: Some(server.child(rdn("CN=NTDS Settings")?)),
             server: Some(server),
             rid_counter: (dc.child(rdn("CN=RID Set")?), "rIDNextRID"),
+            app_ncs: Vec::new(),
             dc_computer: Some(dc),
         })
     }

@@ -19,11 +19,14 @@
 mod build;
 mod configuration;
 mod dc;
+mod dns;
 mod layout;
 mod principals;
 mod schema_objects;
 #[cfg(test)]
 mod tests;
+
+pub use dns::{dns_partition_entries, DnsPartitions};
 
 use kauri_db::dn::DnError;
 use kauri_db::{Dn, Entry, Rdn};

@@ -4,17 +4,11 @@
 //! names); the bound identity and its token come from the ticket's PAC, with the
 //! domain-local built-in groups this DC adds for its own resources.
 
-use kauri_auth::krb::acceptor::{accept, Accepted};
+use kauri_auth::krb::acceptor::Accepted;
 use kauri_auth::krb::context::{GssContext, KrbLayer};
-use kauri_auth::krb::crypto::Key;
 use kauri_auth::krb::msg::gss::gss_flags;
-use kauri_auth::krb::msg::Ticket;
-use kauri_auth::krb::pac::sid_to_string;
 use kauri_auth::{AuthError, SecurityLayer};
-use kauri_domain::directory::kerberos_keys::key_for;
-use kauri_domain::directory::view::View;
 use kauri_domain::directory::Account;
-use kauri_domain::sid::Sid;
 use kauri_ldap_proto::{LdapResult, ResultCode};
 
 use super::{Conn, Identity};
@@ -57,117 +51,9 @@ fn refused(e: &AuthError) -> LdapResult {
 impl Conn {
     /// Accepts a client's Kerberos initial token: the ticket must be for this DC.
     fn kerberos_accept(&self, token: &[u8]) -> Result<(Accepted, Account), LdapResult> {
-        let dir = &self.ctx.dir;
-        let Some(domain) = dir.domain() else {
-            return Err(LdapResult::new(
-                ResultCode::AUTH_METHOD_NOT_SUPPORTED,
-                "Kerberos needs a domain",
-            ));
-        };
-        let (now, _) = now();
-        let skew = i64::from(self.ctx.cfg.kerberos_max_clock_skew_minutes) * 60;
-        let service_key = |t: &Ticket| -> Result<Key, AuthError> {
-            let r = dir
-                .db()
-                .read()
-                .map_err(|e| AuthError::Unsupported(e.to_string()))?;
-            let wrong = || AuthError::LogonFailure("the ticket is not for this server".into());
-            let id = dir
-                .kdc_find_service(&r, &t.sname.components)
-                .map_err(|e| AuthError::Unsupported(e.to_string()))?
-                .ok_or_else(wrong)?;
-            let ours = match &domain.dc_computer {
-                Some(dn) => View::id_of(&r, dn).ok().flatten() == Some(id),
-                None => false,
-            };
-            if !ours {
-                return Err(wrong());
-            }
-            let acct = dir
-                .kdc_account(&r, id)
-                .map_err(|e| AuthError::Unsupported(e.to_string()))?
-                .ok_or_else(wrong)?;
-            key_for(&acct, t.enc_part.etype, t.enc_part.kvno)
-                .map(|k| k.key)
-                .map_err(|_| AuthError::LogonFailure("no key of the ticket's version".into()))
-        };
-        let accepted = accept(token, &service_key, now, skew, &self.ctx.replay).map_err(|e| {
+        crate::krb_accept::accept_for_dc(&self.ctx, token).map_err(|e| {
             tracing::debug!(peer = %self.peer, error = %e, "Kerberos bind refused");
             refused(&e)
-        })?;
-        let account = self.pac_account(&accepted)?;
-        Ok((accepted, account))
-    }
-
-    /// The account and token a ticket's PAC names.
-    fn pac_account(&self, accepted: &Accepted) -> Result<Account, LdapResult> {
-        let no = |why: &str| refused(&AuthError::LogonFailure(why.to_string()));
-        let pac = accepted
-            .pac
-            .as_ref()
-            .ok_or_else(|| no("the ticket has no PAC"))?;
-        let info = pac
-            .logon_info()
-            .ok()
-            .flatten()
-            .ok_or_else(|| no("the PAC has no logon information"))?;
-        let domain_sid = info
-            .logon_domain_id
-            .as_deref()
-            .and_then(|s| Sid::from_bytes(s).ok())
-            .ok_or_else(|| no("the PAC names no domain"))?;
-        let user_sid = domain_sid.with_rid(info.user_id);
-        let mut groups: Vec<Sid> = std::iter::once(info.primary_group_id)
-            .chain(info.group_ids.iter().map(|g| g.relative_id))
-            .map(|r| domain_sid.with_rid(r))
-            .collect();
-        groups.extend(
-            info.extra_sids
-                .iter()
-                .filter_map(|s| Sid::from_bytes(&s.sid).ok()),
-        );
-        let dir = &self.ctx.dir;
-        let r = dir.db().read().map_err(|e| crate::result::db_result(&e))?;
-        let id = r
-            .find_eq("objectSid", &user_sid.to_bytes())
-            .map_err(|e| crate::result::db_result(&e))?
-            .and_then(|ids| ids.first().copied())
-            .ok_or_else(|| no("the PAC's account is not in this directory"))?;
-        // A tombstone keeps its SID; a deleted account binds no more.
-        let deleted = View::text(&r, id, "isDeleted")
-            .ok()
-            .flatten()
-            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"));
-        if deleted {
-            return Err(no("the PAC's account has been deleted"));
-        }
-        let dn = View::dn_of(&r, id).map_err(|e| crate::result::dir_result(&e))?;
-        // Built-in groups are this DC's own (a resource domain's local groups): they come
-        // from the directory, not the PAC.
-        if let Some(d) = dir.domain() {
-            if let Ok(token) = kauri_domain::directory::token_groups(&r, &d, id) {
-                groups.extend(
-                    token
-                        .into_iter()
-                        .map(|(_, s)| s)
-                        .filter(|s| s.to_string().starts_with("S-1-5-32-")),
-                );
-            }
-        }
-        groups.sort();
-        groups.dedup();
-        let admin = kauri_domain::directory::is_admin_token(&groups, &domain_sid);
-        tracing::debug!(
-            peer = %self.peer,
-            sid = %sid_to_string(&user_sid.to_bytes()).unwrap_or_default(),
-            "Kerberos logon"
-        );
-        Ok(Account {
-            id,
-            dn,
-            sid: Some(user_sid),
-            groups,
-            admin,
         })
     }
 
@@ -338,14 +224,4 @@ impl Conn {
         );
         (LdapResult::success(), Some(out))
     }
-}
-
-fn now() -> (i64, u32) {
-    let d = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    (
-        i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        d.subsec_micros(),
-    )
 }

@@ -8,6 +8,7 @@
 
 pub mod computer;
 pub mod contact;
+pub mod dns;
 pub mod group;
 pub mod local;
 pub mod names;

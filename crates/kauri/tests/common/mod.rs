@@ -84,6 +84,8 @@ pub struct Served {
     pub kdc_addr: Option<String>,
     /// `127.0.0.1:port` of the password-change service, when it holds a domain.
     pub kpasswd_addr: Option<String>,
+    /// `127.0.0.1:port` of the DNS server (TCP and UDP), when it holds a domain.
+    pub dns_addr: Option<String>,
     /// The CA certificate that signed the server's.
     pub ca: PathBuf,
     /// The last lines the server logged after it started serving.
@@ -168,16 +170,24 @@ impl Served {
 
 /// Serves a data folder on free ports of 127.0.0.1.
 pub fn serve(data: &Path) -> Served {
+    serve_with(data, &[])
+}
+
+/// [`serve`] with more arguments (a `--config` file).
+pub fn serve_with(data: &Path, extra: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kauri"))
         .arg("serve")
         .arg("--data")
         .arg(data)
+        .args(extra)
         .args(["--listen", "127.0.0.1:0", "--listen-tls", "127.0.0.1:0"])
         .args(["--listen-gc", "127.0.0.1:0", "--listen-gc-tls", ""])
         .args([
             "--listen-kdc",
             "127.0.0.1:0",
             "--listen-kpasswd",
+            "127.0.0.1:0",
+            "--listen-dns",
             "127.0.0.1:0",
         ])
         .stdout(Stdio::null())
@@ -213,14 +223,17 @@ pub fn serve(data: &Path) -> Served {
     // A domain's KDC and password-change service, announced next.
     let mut kdc_addr = None;
     let mut kpasswd_addr = None;
+    let mut dns_addr = None;
     if gc_addr.is_some() {
         for l in lines.by_ref() {
             if let Some(a) = l.strip_prefix("kauri: serving Kerberos at ") {
                 kdc_addr = a.split_whitespace().next().map(str::to_string);
             } else if let Some(a) = l.strip_prefix("kauri: serving Kerberos password changes at ") {
                 kpasswd_addr = a.split_whitespace().next().map(str::to_string);
+            } else if let Some(a) = l.strip_prefix("kauri: serving DNS at ") {
+                dns_addr = a.split_whitespace().next().map(str::to_string);
             }
-            if kdc_addr.is_some() && kpasswd_addr.is_some() {
+            if kdc_addr.is_some() && kpasswd_addr.is_some() && dns_addr.is_some() {
                 break;
             }
         }
@@ -245,6 +258,7 @@ pub fn serve(data: &Path) -> Served {
         gc_addr,
         kdc_addr,
         kpasswd_addr,
+        dns_addr,
         ca: data.join("tls").join("ca.pem"),
         log,
     }
