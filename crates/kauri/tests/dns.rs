@@ -482,3 +482,41 @@ fn forwarders_answer_other_names_and_transfers_follow_the_setting() {
     let _ = upstream.kill();
     let _ = upstream.wait();
 }
+
+#[test]
+fn the_rate_limit_drops_what_one_address_asks_past_it() {
+    use kauri_dns_proto::wire::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let data = provision(dir.path(), "d");
+    let conf = dir.path().join("kauri.toml");
+    std::fs::write(&conf, "[dns]\nrate_limit = 5\n").unwrap();
+    let served = common::serve_with(&data, &["--config", conf.to_str().unwrap()]);
+    let dns = served.dns_addr.clone().unwrap();
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.connect(&dns).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
+        .unwrap();
+    let mut q = Message::default();
+    q.questions.push(kauri_dns_proto::Question {
+        name: kauri_dns_proto::Name::parse("dc1.samdom.example.com").unwrap(),
+        qtype: 1,
+        qclass: 1,
+    });
+    for id in 0..40u16 {
+        q.header.id = id;
+        socket.send(&q.encode()).unwrap();
+    }
+    let mut answered = 0;
+    let mut buf = [0u8; 512];
+    while socket.recv(&mut buf).is_ok() {
+        answered += 1;
+    }
+    assert!((5..=10).contains(&answered), "{answered} of 40 answered");
+    // A second later the address is answered again.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(
+        short(&dns, &["dc1.samdom.example.com", "A"]),
+        vec!["127.0.0.1"]
+    );
+}
