@@ -75,6 +75,24 @@ pub fn lookup<R: ReadTxn>(kv: &R, dn: &Dn, max_key: usize) -> DbResult<Option<u6
     Ok(None)
 }
 
+/// The id of the child of `parent` named `rdn`: one key read, the step [`lookup`] takes
+/// per level, for callers that hold the parent's id already.
+pub fn child_lookup<R: ReadTxn>(
+    kv: &R,
+    parent: u64,
+    rdn: &Rdn,
+    max_key: usize,
+) -> DbResult<Option<u64>> {
+    match kv.get(T_TREE, &tree_key(parent, rdn.norm(), max_key))? {
+        Some(v) => {
+            Ok(Some(read_u64_be(v).ok_or_else(|| {
+                DbError::corrupt("tree value is not an id")
+            })?))
+        }
+        None => Ok(None),
+    }
+}
+
 /// The normalized name a record is keyed by in `tree`: its RDN, or for a naming context
 /// (parent 0) its whole DN.
 pub fn name_norm(parent: u64, text: &str) -> DbResult<String> {
@@ -400,6 +418,11 @@ impl<'d, B: Backend> DbRead<'d, B> {
     /// The id of an entry, `Some(0)` for the root DN.
     pub fn lookup(&self, dn: &Dn) -> DbResult<Option<u64>> {
         lookup(&self.kv, dn, self.cfg.max_index_key_len)
+    }
+
+    /// The id of the child of `parent` named `rdn`, in one key read.
+    pub fn child_id(&self, parent: u64, rdn: &Rdn) -> DbResult<Option<u64>> {
+        child_lookup(&self.kv, parent, rdn, self.cfg.max_index_key_len)
     }
 
     /// The DN text of a record.

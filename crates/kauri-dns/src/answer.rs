@@ -59,10 +59,20 @@ fn live(node: &NodeRecords) -> Vec<(RData, u32)> {
 
 /// A served name's node, when it holds live records.
 fn read_node<V: View>(v: &V, zone: &Zone, relative: &str) -> DirResult<Option<Vec<(RData, u32)>>> {
-    Ok(nodes::node(v, zone.dn(), relative)?
-        .filter(|n| !n.tombstoned)
-        .map(|n| live(&n))
-        .filter(|l| !l.is_empty()))
+    let Some((records, tombstoned)) = nodes::records_in(v, zone.info.id, relative)? else {
+        return Ok(None);
+    };
+    if tombstoned {
+        return Ok(None);
+    }
+    let live: Vec<(RData, u32)> = records
+        .into_iter()
+        .filter_map(|r| match r.body {
+            Body::Record(d) => Some((d, r.ttl)),
+            Body::Tombstone { .. } => None,
+        })
+        .collect();
+    Ok((!live.is_empty()).then_some(live))
 }
 
 /// The zone's SOA record, for the authority section of a negative answer (its TTL is
@@ -134,7 +144,9 @@ fn step<V: View>(
     let Some(rel) = relative_of(name, zone) else {
         return Ok(Step::Done);
     };
-    // A delegation at or above the name (below the apex) makes this a referral.
+    // A delegation at or above the name (below the apex) makes this a referral. The
+    // name's own node, read on the way, is kept for the answer.
+    let mut own = None;
     if rel != APEX {
         let zone_depth = zone.name.labels().len();
         let depth = name.labels().len();
@@ -145,7 +157,11 @@ fn step<V: View>(
             let Some(cut_rel) = relative_of(&cut, zone) else {
                 continue;
             };
-            let Some(records) = read_node(v, zone, &cut_rel)? else {
+            let found = read_node(v, zone, &cut_rel)?;
+            if d == depth {
+                own = Some(found.clone());
+            }
+            let Some(records) = found else {
                 continue;
             };
             let ns: Vec<_> = records
@@ -162,7 +178,11 @@ fn step<V: View>(
             return Ok(Step::Done);
         }
     }
-    if let Some(records) = read_node(v, zone, &rel)? {
+    let records = match own {
+        Some(found) => found,
+        None => read_node(v, zone, &rel)?,
+    };
+    if let Some(records) = records {
         return answer_from(name, &records, qtype, zone, v, out);
     }
     let index = catalog.index(v, zone)?;

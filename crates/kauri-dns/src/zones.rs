@@ -132,7 +132,7 @@ impl Catalog {
 
     /// The index of a zone's names, rebuilt when its serial moved.
     pub fn index<V: View>(&self, v: &V, zone: &Zone) -> DirResult<Arc<NameIndex>> {
-        let serial = apex_serial(v, zone.dn())?;
+        let serial = apex_serial(v, zone.info.id)?;
         if let Some((s, idx)) = self.indexes.lock().get(&zone.info.id) {
             if *s == serial {
                 return Ok(idx.clone());
@@ -156,12 +156,12 @@ impl Catalog {
 }
 
 /// The serial of a zone's SOA record (0 without one).
-pub fn apex_serial<V: View>(v: &V, zone_dn: &Dn) -> DirResult<u32> {
-    let Some(apex) = nodes::node(v, zone_dn, APEX)? else {
+pub fn apex_serial<V: View>(v: &V, zone_id: u64) -> DirResult<u32> {
+    let Some((records, _)) = nodes::records_in(v, zone_id, APEX)? else {
         return Ok(0);
     };
-    let serial = apex
-        .live()
+    let serial = records
+        .iter()
         .find_map(|r| match &r.body {
             Body::Record(RData::Soa(s)) => Some(s.serial),
             _ => None,

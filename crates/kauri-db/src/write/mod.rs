@@ -681,6 +681,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::lookup(&self.kv, dn, self.cfg.max_index_key_len)
     }
 
+    /// The id of the child of `parent` named `rdn`, as this transaction sees it.
+    pub fn child_id(&self, parent: u64, rdn: &crate::Rdn) -> DbResult<Option<u64>> {
+        read::child_lookup(&self.kv, parent, rdn, self.cfg.max_index_key_len)
+    }
+
     /// A record as this transaction sees it.
     pub fn record(&self, id: u64) -> DbResult<Option<RecordView<'_>>> {
         read::record(&self.kv, id)

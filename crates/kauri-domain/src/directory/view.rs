@@ -25,6 +25,14 @@ pub trait View {
     /// The ids of a record's children.
     fn children(&self, id: u64) -> DirResult<Vec<u64>>;
 
+    /// The id of the child of `parent` named `rdn` (one key read where the transaction
+    /// allows it).
+    fn child_of(&self, parent: u64, rdn: &kauri_db::Rdn) -> DirResult<Option<u64>> {
+        let parent = Dn::parse(&self.dn_of(parent)?)
+            .map_err(|e| super::DirError::UnwillingToPerform(e.to_string()))?;
+        self.id_of(&parent.child(rdn.clone()))
+    }
+
     /// The first value of an attribute, as text.
     fn text(&self, id: u64, attr: &str) -> DirResult<Option<String>> {
         Ok(self
@@ -38,6 +46,12 @@ pub trait View {
     /// record where the transaction allows it.
     fn texts(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Option<String>>> {
         attrs.iter().map(|a| self.text(id, a)).collect()
+    }
+
+    /// Every value of each of `attrs` (none of them linked), in their order: one read of
+    /// the record where the transaction allows it.
+    fn all_values(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Vec<Vec<u8>>>> {
+        attrs.iter().map(|a| self.values(id, a)).collect()
     }
 
     /// The first value of an integer attribute.
@@ -104,6 +118,25 @@ macro_rules! view_impl {
                         }
                     })
                     .collect()
+            }
+
+            fn child_of(&self, parent: u64, rdn: &kauri_db::Rdn) -> DirResult<Option<u64>> {
+                Ok(self.child_id(parent, rdn)?)
+            }
+
+            fn all_values(&self, id: u64, attrs: &[&str]) -> DirResult<Vec<Vec<Vec<u8>>>> {
+                let Some(rec) = self.record(id)? else {
+                    return Ok(vec![Vec::new(); attrs.len()]);
+                };
+                Ok(attrs
+                    .iter()
+                    .map(|a| {
+                        self.stored_attr_id(a)
+                            .and_then(|aid| rec.attr(aid))
+                            .map(|at| at.values().map(|v| v.raw.to_vec()).collect())
+                            .unwrap_or_default()
+                    })
+                    .collect())
             }
 
             fn children(&self, id: u64) -> DirResult<Vec<u64>> {

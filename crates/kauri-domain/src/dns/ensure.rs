@@ -72,7 +72,14 @@ impl<B: Backend> Directory<B> {
             let container = layout.container_for(forest);
             let zone_dn = DnsLayout::zone_dn(container, &zone)?;
             if w.id_of(&zone_dn)?.is_none() {
-                self.create_zone(w, container, &zone, &identity.fqdn, now_unix)?;
+                self.create_zone(
+                    w,
+                    container,
+                    &zone,
+                    &identity.fqdn,
+                    &info.dns_name,
+                    now_unix,
+                )?;
                 done.zones_created.push(zone.clone());
             }
             zone_dns.insert(kind, zone_dn);
@@ -218,18 +225,20 @@ impl<B: Backend> Directory<B> {
     }
 
     /// A new zone: its `dnsZone` with AD's default settings and its apex with SOA and NS.
+    /// The SOA's mailbox is `hostmaster.<domain>` (a mailbox cannot hold `_msdcs`).
     fn create_zone(
         &self,
         w: &mut kauri_db::DbWrite<'_, B>,
         container: &Dn,
         zone: &str,
         primary: &str,
+        domain: &str,
         now_unix: u64,
     ) -> DirResult<()> {
         self.create_dns_zone(w, container, zone, default_zone_properties())?;
         let zone_dn = DnsLayout::zone_dn(container, zone)?;
         let mname = Name::parse(primary).map_err(bad)?;
-        let rname = Name::parse(&format!("hostmaster.{zone}")).map_err(bad)?;
+        let rname = Name::parse(&format!("hostmaster.{domain}")).map_err(bad)?;
         let soa = RData::Soa(Soa {
             mname: mname.clone(),
             rname,

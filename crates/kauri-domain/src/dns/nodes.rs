@@ -202,20 +202,47 @@ pub fn node<V: View>(v: &V, zone_dn: &Dn, relative: &str) -> DirResult<Option<No
     node_by_id(v, id, dn).map(Some)
 }
 
-/// [`node`] for a record id already found.
-pub fn node_by_id<V: View>(v: &V, id: u64, dn: Dn) -> DirResult<NodeRecords> {
-    let records = v
-        .values(id, "dnsRecord")?
+/// The records of the node `relative` of the zone with record id `zone_id` and whether it
+/// is a tombstone: the query path's read (one key read for the name, one for the record).
+pub fn records_in<V: View>(
+    v: &V,
+    zone_id: u64,
+    relative: &str,
+) -> DirResult<Option<(Vec<DnsRecord>, bool)>> {
+    let Ok(rdn) = kauri_db::Rdn::new("DC", relative) else {
+        return Ok(None);
+    };
+    let Some(id) = v.child_of(zone_id, &rdn)? else {
+        return Ok(None);
+    };
+    let [records, tombstoned]: [Vec<Vec<u8>>; 2] = v
+        .all_values(id, &["dnsRecord", "dNSTombstoned"])?
+        .try_into()
+        .unwrap_or_default();
+    Ok(Some(decoded(&records, &tombstoned)))
+}
+
+/// A node's stored `dnsRecord` values decoded (those that do not decode left out, for
+/// dbcheck to report) and its `dNSTombstoned` flag.
+fn decoded(records: &[Vec<u8>], tombstoned: &[Vec<u8>]) -> (Vec<DnsRecord>, bool) {
+    let records = records
         .iter()
         .filter_map(|b| DnsRecord::decode(b).ok())
         .collect();
-    let tombstoned = v
-        .text(id, "dNSTombstoned")?
-        .is_some_and(|t| t.eq_ignore_ascii_case("TRUE"));
-    let owner = v
-        .values(id, "nTSecurityDescriptor")?
+    let tombstoned = tombstoned
         .first()
-        .and_then(|sd| descriptor_owner(sd));
+        .is_some_and(|t| t.eq_ignore_ascii_case(b"TRUE"));
+    (records, tombstoned)
+}
+
+/// [`node`] for a record id already found.
+pub fn node_by_id<V: View>(v: &V, id: u64, dn: Dn) -> DirResult<NodeRecords> {
+    let [records, tombstoned, owner]: [Vec<Vec<u8>>; 3] = v
+        .all_values(id, &["dnsRecord", "dNSTombstoned", "nTSecurityDescriptor"])?
+        .try_into()
+        .unwrap_or_default();
+    let (records, tombstoned) = decoded(&records, &tombstoned);
+    let owner = owner.first().and_then(|sd| descriptor_owner(sd));
     Ok(NodeRecords {
         dn,
         id,

@@ -1,0 +1,3 @@
+module dns-bench
+
+go 1.26.8
