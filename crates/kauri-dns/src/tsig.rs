@@ -51,6 +51,8 @@ pub struct GssKey {
     pub account: Account,
     /// The algorithm name the client negotiated with.
     pub algorithm: Name,
+    /// The client digests the key name as written rather than in canonical form.
+    pub name_as_written: bool,
     created: Instant,
 }
 
@@ -100,6 +102,19 @@ fn unix_now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// Puts the key name as written in a digest input whose canonical (lowercase) form of it
+/// starts at `at` (both have the same length); false when they are the same bytes.
+fn with_name_as_written(digest: &mut [u8], at: usize, name: &Name) -> bool {
+    let written = name.to_wire();
+    match digest.get_mut(at..at + written.len()) {
+        Some(slot) if *slot != written[..] => {
+            slot.copy_from_slice(&written);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// What verifying a request's TSIG found.
@@ -154,11 +169,22 @@ pub fn verify(keys: &GssKeys, msg: &Message, raw: &[u8], tsig_start: Option<usiz
     let Some(key) = keys.get(&name) else {
         return fail(error::BADKEY);
     };
-    let Ok(digest) = ptsig::request_digest_input(raw, start, &name, &tsig) else {
+    let Ok(mut digest) = ptsig::request_digest_input(raw, start, &name, &tsig) else {
         return fail(error::BADSIG);
     };
-    if key.lock().context.verify_mic(&digest, &tsig.mac).is_err() {
-        return fail(error::BADSIG);
+    {
+        let mut k = key.lock();
+        // RFC 8945 digests the key name in canonical (lowercase) form; BIND and Samba as
+        // written. Either is taken, and the answer is signed the same way.
+        if k.context.verify_mic(&digest, &tsig.mac).is_ok() {
+            k.name_as_written = false;
+        } else if with_name_as_written(&mut digest, start, &name)
+            && k.context.verify_mic(&digest, &tsig.mac).is_ok()
+        {
+            k.name_as_written = true;
+        } else {
+            return fail(error::BADSIG);
+        }
     }
     let now = unix_now();
     let fudge = u64::from(tsig.fudge);
@@ -190,15 +216,21 @@ pub fn sign(
     // Windows leaves the request MAC's length out for gss.microsoft.com (and so does this
     // server); an unsigned request (a TKEY query) has no request MAC at all.
     let microsoft = Name::parse(GSS_MICROSOFT).is_ok_and(|n| n == k.algorithm);
-    let digest = match request_mac {
-        Some(mac) if !microsoft => ptsig::response_digest_input(mac, &response, name, &tsig),
+    let (mut digest, name_at) = match request_mac {
+        Some(mac) if !microsoft => (
+            ptsig::response_digest_input(mac, &response, name, &tsig),
+            2 + mac.len() + response.len(),
+        ),
         other => {
-            let mut d =
-                ptsig::response_digest_input(other.unwrap_or_default(), &response, name, &tsig);
+            let mac = other.unwrap_or_default();
+            let mut d = ptsig::response_digest_input(mac, &response, name, &tsig);
             d.drain(..2);
-            d
+            (d, mac.len() + response.len())
         }
     };
+    if k.name_as_written {
+        with_name_as_written(&mut digest, name_at, name);
+    }
     match k.context.get_mic(&digest) {
         Ok(mic) => {
             tsig.mac = mic;
@@ -290,6 +322,7 @@ pub fn negotiate(
                     context: accepted.context,
                     account,
                     algorithm: tkey.algorithm.clone(),
+                    name_as_written: false,
                     created: Instant::now(),
                 },
             );
