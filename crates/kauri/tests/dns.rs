@@ -410,6 +410,50 @@ fn unsigned_updates_follow_the_zone_setting_and_bad_messages_change_nothing() {
         "--json",
     ]));
     assert_eq!(q["records"][0]["aging"], "dynamic", "{q}");
+    // Aging on: a fresh dynamic record is not stale, so scavenging removes nothing.
+    let admin = [
+        "-H",
+        &url,
+        "-U",
+        "SAMDOM\\Administrator",
+        "-w",
+        PASSWORD,
+        "--cacert",
+        &ca,
+    ];
+    let run = |args: &[&str]| {
+        let mut a: Vec<&str> = vec!["dns"];
+        a.extend_from_slice(&admin);
+        a.extend_from_slice(args);
+        json(&ok(&a))
+    };
+    let aging = run(&[
+        "aging",
+        ZONE,
+        "--aging",
+        "on",
+        "--no-refresh",
+        "24",
+        "--json",
+    ]);
+    assert_eq!(aging["aging"], true, "{aging}");
+    assert_eq!(aging["no_refresh_hours"], 24, "{aging}");
+    let dry = run(&["scavenge", "--now", "--dry-run", "--json"]);
+    assert_eq!(dry["dry_run"], true, "{dry}");
+    assert_eq!(dry["removed"].as_array().unwrap().len(), 0, "{dry}");
+    let err = common::fails(&[
+        "dns",
+        "-H",
+        &url,
+        "-U",
+        "SAMDOM\\Administrator",
+        "-w",
+        PASSWORD,
+        "--cacert",
+        &ca,
+        "scavenge",
+    ]);
+    assert!(err.contains("--now"), "{err}");
     // A name outside the zone is NOTZONE.
     let (done, out) = nsupdate("update add ws1.example.org 600 A 10.0.0.51");
     assert!(!done && out.contains("NOTZONE"), "{out}");
