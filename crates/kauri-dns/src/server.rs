@@ -337,7 +337,9 @@ impl Dns {
                                 .duration_since(std::time::UNIX_EPOCH)
                                 .map(|d| d.as_secs())
                                 .unwrap_or(0);
-                            let code = update::update(&self.ctx, msg, zone, requester, now).await;
+                            let code =
+                                update::update(&self.ctx, &self.catalog, msg, zone, requester, now)
+                                    .await;
                             tracing::info!(peer = %peer, zone = %zone.name, rcode = code, signed = signed.is_some(), "dns: update");
                             code
                         }

@@ -146,7 +146,15 @@ fn relative(name: &Name, zone: &Name) -> Option<String> {
     name.relative_text(zone)
 }
 
-/// Runs a plan inside the writer's transaction; the response code goes to `outcome`.
+/// What an update changed, for the zone's name index: the names written (and whether they
+/// hold records now) and the zone's serial before and after.
+#[derive(Debug, Default, Clone)]
+struct Applied {
+    names: Vec<(String, bool)>,
+    serial: Option<(u32, u32)>,
+}
+
+/// Runs a plan inside the writer's transaction: the response code, and what changed.
 #[allow(clippy::too_many_lines)]
 fn run(
     dir: &kauri_domain::directory::Directory<LmdbBackend>,
@@ -154,6 +162,7 @@ fn run(
     plan: &Plan,
     requester: Option<&Requester>,
     now_unix: u64,
+    applied: &mut Applied,
 ) -> Result<u8, DirError> {
     // Prerequisites, on the state this transaction sees.
     for p in &plan.prereqs {
@@ -230,11 +239,15 @@ fn run(
             continue;
         }
         let owner = requester.and_then(|r| r.account.sid.clone());
+        let live = !records.is_empty();
         dir.write_dns_node(w, &plan.zone.dn, &rel, records, owner.as_ref(), now_unix)?;
+        applied.names.push((rel, live));
         changed = true;
     }
     if changed {
-        dir.bump_dns_serial(w, &plan.zone.dn, now_unix)?;
+        let before = crate::zones::apex_serial(w, plan.zone.id)?;
+        let after = dir.bump_dns_serial(w, &plan.zone.dn, now_unix)?;
+        applied.serial = Some((before, after));
     }
     Ok(rcode::NOERROR)
 }
@@ -314,6 +327,7 @@ fn serial_newer(a: u32, b: u32) -> bool {
 /// Checks an update's form, then runs it in the writer; the response code.
 pub async fn update(
     ctx: &kauri_ldap::ctx::Ctx,
+    catalog: &crate::zones::Catalog,
     msg: &Message,
     zone: &Zone,
     requester: Option<Requester>,
@@ -328,11 +342,12 @@ pub async fn update(
         Ok(p) => p,
         Err(code) => return code,
     };
-    let outcome = Arc::new(Mutex::new(rcode::SERVFAIL));
+    let outcome = Arc::new(Mutex::new((rcode::SERVFAIL, Applied::default())));
     let out = outcome.clone();
     let work = Work(Box::new(move |dir, w| {
-        let code = run(dir, w, &plan, requester.as_ref(), now_unix)?;
-        *out.lock() = code;
+        let mut applied = Applied::default();
+        let code = run(dir, w, &plan, requester.as_ref(), now_unix, &mut applied)?;
+        *out.lock() = (code, applied);
         if code == rcode::NOERROR {
             Ok(())
         } else {
@@ -343,9 +358,16 @@ pub async fn update(
         }
     }));
     match ctx.writer.run_task(Task::Run(work)).await {
-        Ok(()) => rcode::NOERROR,
+        Ok(()) => {
+            // The zone's name index follows the update instead of being rebuilt.
+            let (_, applied) = std::mem::take(&mut *outcome.lock());
+            if let Some((before, after)) = applied.serial {
+                catalog.patch(zone.info.id, before, after, &applied.names);
+            }
+            rcode::NOERROR
+        }
         Err(e) => {
-            let code = *outcome.lock();
+            let code = outcome.lock().0;
             if code == rcode::SERVFAIL {
                 tracing::warn!(error = %e, "dns: update failed");
             }

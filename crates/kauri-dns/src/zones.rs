@@ -34,7 +34,7 @@ impl Zone {
 
 /// The names of a zone's live nodes, as keys with their labels reversed
 /// (`_ldap._tcp.dc` → `dc._tcp._ldap`), so the names below one form a range.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct NameIndex {
     keys: BTreeSet<String>,
 }
@@ -130,6 +130,34 @@ impl Catalog {
         self.indexes.lock().clear();
     }
 
+    /// Brings a zone's index along with a change the server made itself (the zone's serial
+    /// went from `before` to `after`; `names` were written, holding records or not), so a
+    /// large zone is not read again after each update. An index of another serial is
+    /// dropped, to be rebuilt when next needed.
+    pub fn patch(&self, zone_id: u64, before: u32, after: u32, names: &[(String, bool)]) {
+        let mut indexes = self.indexes.lock();
+        let Some((serial, index)) = indexes.get_mut(&zone_id) else {
+            return;
+        };
+        if *serial == after {
+            return;
+        }
+        if *serial != before {
+            indexes.remove(&zone_id);
+            return;
+        }
+        let index = Arc::make_mut(index);
+        for (name, live) in names {
+            let key = reversed_key(name);
+            if *live {
+                index.keys.insert(key);
+            } else {
+                index.keys.remove(&key);
+            }
+        }
+        *serial = after;
+    }
+
     /// The index of a zone's names, rebuilt when its serial moved.
     pub fn index<V: View>(&self, v: &V, zone: &Zone) -> DirResult<Arc<NameIndex>> {
         let serial = apex_serial(v, zone.info.id)?;
@@ -178,6 +206,42 @@ pub fn zone_of<'a>(zones: &'a [Zone], name: &Name) -> Option<&'a Zone> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn catalog() -> Catalog {
+        let dn = |t: &str| Dn::parse(t).unwrap();
+        Catalog::new(DnsLayout {
+            domain_nc: dn("DC=DomainDnsZones,DC=x"),
+            forest_nc: dn("DC=ForestDnsZones,DC=x"),
+            domain_container: dn("CN=MicrosoftDNS,DC=DomainDnsZones,DC=x"),
+            forest_container: dn("CN=MicrosoftDNS,DC=ForestDnsZones,DC=x"),
+            legacy_container: dn("CN=MicrosoftDNS,CN=System,DC=x"),
+            domain_zone: "x".into(),
+            msdcs_zone: "_msdcs.x".into(),
+        })
+    }
+
+    #[test]
+    fn an_update_patches_the_index_of_the_serial_it_started_from() {
+        let c = catalog();
+        let mut idx = NameIndex::default();
+        idx.keys.insert(reversed_key("old"));
+        c.indexes.lock().insert(7, (10, Arc::new(idx)));
+        c.patch(
+            7,
+            10,
+            11,
+            &[("new.sub".into(), true), ("old".into(), false)],
+        );
+        {
+            let indexes = c.indexes.lock();
+            let (serial, idx) = indexes.get(&7).unwrap();
+            assert_eq!(*serial, 11);
+            assert!(idx.contains("new.sub") && idx.has_below("sub") && !idx.contains("old"));
+        }
+        // A change it did not see (another serial): the index goes, to be rebuilt.
+        c.patch(7, 20, 21, &[("x".into(), true)]);
+        assert!(c.indexes.lock().get(&7).is_none());
+    }
 
     #[test]
     fn empty_non_terminals_and_ranges() {

@@ -454,6 +454,18 @@ fn unsigned_updates_follow_the_zone_setting_and_bad_messages_change_nothing() {
         "scavenge",
     ]);
     assert!(err.contains("--now"), "{err}");
+    // The zone's name index follows updates: an empty non-terminal appears with the name
+    // below it and goes with it.
+    let out = dig(&dns, &["deep.samdom.example.com", "A"]);
+    assert_eq!(status(&out), "NXDOMAIN", "{out}");
+    let (done, out) = nsupdate("update add a.deep.samdom.example.com 600 A 10.0.0.60");
+    assert!(done, "{out}");
+    let out = dig(&dns, &["deep.samdom.example.com", "A"]);
+    assert_eq!(status(&out), "NOERROR", "an empty non-terminal now: {out}");
+    let (done, out) = nsupdate("update delete a.deep.samdom.example.com A");
+    assert!(done, "{out}");
+    let out = dig(&dns, &["deep.samdom.example.com", "A"]);
+    assert_eq!(status(&out), "NXDOMAIN", "{out}");
     // A name outside the zone is NOTZONE.
     let (done, out) = nsupdate("update add ws1.example.org 600 A 10.0.0.51");
     assert!(!done && out.contains("NOTZONE"), "{out}");
