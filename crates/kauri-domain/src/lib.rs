@@ -12,4 +12,5 @@ pub mod dns;
 pub mod password;
 pub mod provision;
 pub mod schema;
+pub mod security;
 pub mod sid;
