@@ -430,6 +430,11 @@ impl<'d, B: Backend> DbRead<'d, B> {
         dn_string(&self.kv, id)
     }
 
+    /// The RDN text of a record (one key read, where its DN walks up every level).
+    pub fn rdn_string(&self, id: u64) -> DbResult<Option<String>> {
+        Ok(node(&self.kv, id)?.map(|(_, rdn)| rdn.to_string()))
+    }
+
     /// A record read in place.
     pub fn record(&self, id: u64) -> DbResult<Option<RecordView<'_>>> {
         record(&self.kv, id)

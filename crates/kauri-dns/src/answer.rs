@@ -3,14 +3,14 @@
 //! the served zones, referrals below a delegation with their glue, NXDOMAIN and NODATA
 //! with the zone's SOA, and the addresses of SRV, MX and NS targets as additional data.
 
-use kauri_dns_proto::dnsp::Body;
+use kauri_dns_proto::dnsp::{Body, DnsRecord};
 use kauri_dns_proto::rdata::{class, rtype};
 use kauri_dns_proto::wire::{rcode, Record, RecordData};
 use kauri_dns_proto::{Name, RData};
 use kauri_domain::directory::view::View;
 use kauri_domain::directory::DirResult;
 use kauri_domain::dns::layout::APEX;
-use kauri_domain::dns::nodes::{self, NodeRecords};
+use kauri_domain::dns::nodes;
 
 use crate::zones::{zone_of, Catalog, Zone};
 
@@ -46,12 +46,15 @@ pub fn wire_record(owner: &Name, data: &RData, ttl: u32) -> Record {
     }
 }
 
-/// The live records of a node, with their TTLs.
-fn live(node: &NodeRecords) -> Vec<(RData, u32)> {
-    node.records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Record(d) => Some((d.clone(), r.ttl)),
+/// The live records of a node (none for a tombstone), with their TTLs.
+fn live(records: Vec<DnsRecord>, tombstoned: bool) -> Vec<(RData, u32)> {
+    if tombstoned {
+        return Vec::new();
+    }
+    records
+        .into_iter()
+        .filter_map(|r| match r.body {
+            Body::Record(d) => Some((d, r.ttl)),
             Body::Tombstone { .. } => None,
         })
         .collect()
@@ -62,16 +65,7 @@ fn read_node<V: View>(v: &V, zone: &Zone, relative: &str) -> DirResult<Option<Ve
     let Some((records, tombstoned)) = nodes::records_in(v, zone.info.id, relative)? else {
         return Ok(None);
     };
-    if tombstoned {
-        return Ok(None);
-    }
-    let live: Vec<(RData, u32)> = records
-        .into_iter()
-        .filter_map(|r| match r.body {
-            Body::Record(d) => Some((d, r.ttl)),
-            Body::Tombstone { .. } => None,
-        })
-        .collect();
+    let live = live(records, tombstoned);
     Ok((!live.is_empty()).then_some(live))
 }
 
@@ -110,13 +104,13 @@ pub fn resolve<V: View>(
         ..Answer::default()
     };
     let mut name = qname.clone();
-    let mut zone = first.clone();
+    let mut zone = first;
     for _ in 0..MAX_CHAIN {
-        match step(v, catalog, &zone, &name, qtype, &mut out)? {
+        match step(v, catalog, zone, &name, qtype, &mut out)? {
             Step::Done => break,
             Step::Follow(target) => match zone_of(&zones, &target) {
                 Some(z) => {
-                    zone = z.clone();
+                    zone = z;
                     name = target;
                 }
                 // A target outside the served zones is the client's to resolve.
@@ -158,23 +152,20 @@ fn step<V: View>(
                 continue;
             };
             let found = read_node(v, zone, &cut_rel)?;
-            if d == depth {
-                own = Some(found.clone());
-            }
-            let Some(records) = found else {
-                continue;
-            };
-            let ns: Vec<_> = records
+            let ns: Vec<Record> = found
                 .iter()
+                .flatten()
                 .filter(|(d, _)| matches!(d, RData::Ns(_)))
+                .map(|(d, ttl)| wire_record(&cut, d, *ttl))
                 .collect();
+            if d == depth {
+                own = Some(found);
+            }
             if ns.is_empty() || (d == depth && qtype == DS) {
                 continue;
             }
             out.authoritative = !out.answers.is_empty() && out.authoritative;
-            for (d, ttl) in ns {
-                out.authority.push(wire_record(&cut, d, *ttl));
-            }
+            out.authority.extend(ns);
             return Ok(Step::Done);
         }
     }
@@ -256,9 +247,8 @@ fn answer_from<V: View>(
     Ok(Step::Done)
 }
 
-/// NXDOMAIN (`missing`) or NODATA, with the SOA of the zone. After a CNAME, the code
-/// stays NOERROR for the chain already answered... unless its target is missing, which
-/// RFC 6604 reports as NXDOMAIN too.
+/// NXDOMAIN (`missing`) or NODATA, with the SOA of the zone (a CNAME chain ending at a
+/// missing name is NXDOMAIN too, RFC 6604).
 fn negative<V: View>(v: &V, zone: &Zone, out: &mut Answer, missing: bool) -> DirResult<()> {
     if missing {
         out.rcode = rcode::NXDOMAIN;
@@ -310,11 +300,8 @@ pub fn zone_records<V: View>(v: &V, zone: &Zone) -> DirResult<Vec<Record>> {
     };
     out.push(soa);
     for (rel, id) in nodes::node_names(v, &zone.info)? {
-        let Ok(dn) = kauri_db::Dn::parse(&v.dn_of(id)?) else {
-            continue;
-        };
-        let node = nodes::node_by_id(v, id, dn)?;
-        if node.tombstoned {
+        let (records, tombstoned) = nodes::records_by_id(v, id)?;
+        if tombstoned {
             continue;
         }
         let owner = if rel == APEX {
@@ -325,7 +312,7 @@ pub fn zone_records<V: View>(v: &V, zone: &Zone) -> DirResult<Vec<Record>> {
                 Err(_) => continue,
             }
         };
-        for (d, ttl) in live(&node) {
+        for (d, ttl) in live(records, false) {
             if rel == APEX && matches!(d, RData::Soa(_)) {
                 continue;
             }

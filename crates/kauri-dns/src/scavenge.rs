@@ -40,10 +40,7 @@ pub async fn run_periodically(ctx: Arc<Ctx>) {
     let every = Duration::from_secs(u64::from(hours) * 3600);
     loop {
         tokio::time::sleep(every).await;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
+        let now = kauri_domain::directory::now_secs();
         match scavenge_now(&ctx, now, false).await {
             Ok(r) => tracing::info!(
                 zones = r.zones,

@@ -6,8 +6,11 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use kauri_db::DbRead;
 use kauri_dns_proto::rdata::{class, rtype};
 use kauri_dns_proto::wire::{opcode, peek_header, rcode, Edns, Header, Message};
+use kauri_domain::directory::{now_secs, DirError, DirResult};
+use kauri_kv::lmdb::LmdbBackend;
 use kauri_ldap::ctx::Ctx;
 
 use crate::answer::{self, Answer};
@@ -82,7 +85,7 @@ impl Allowed {
     }
 }
 
-/// A reply carrying only a header (and the question when known): FORMERR, NOTIMP, …
+/// A reply carrying only a header: FORMERR for a message that does not decode.
 pub fn error_reply(header: &Header, code: u8) -> Vec<u8> {
     let mut m = Message::default();
     m.header.id = header.id;
@@ -124,22 +127,19 @@ impl Dns {
         } else {
             usize::from(u16::MAX)
         };
-        let mut reply = match msg.header.opcode {
-            opcode::QUERY => match self.query(&msg, request, req.tsig_start, peer, udp).await {
-                Reply::One(m) => m,
-                Reply::Many(all) => return all,
-                Reply::Raw(bytes) => return vec![bytes],
-            },
-            opcode::UPDATE => match self.update(&msg, request, req.tsig_start, peer).await {
-                Reply::One(m) => m,
-                Reply::Many(all) => return all,
-                Reply::Raw(bytes) => return vec![bytes],
-            },
+        let handled = match msg.header.opcode {
+            opcode::QUERY => self.query(&msg, peer, udp).await,
+            opcode::UPDATE => self.update(&msg, request, req.tsig_start, peer).await,
             _ => {
                 let mut m = Message::response_to(&msg);
                 m.header.rcode = rcode::NOTIMP;
-                m
+                Reply::One(m)
             }
+        };
+        let mut reply = match handled {
+            Reply::One(m) => m,
+            Reply::Many(all) => return all,
+            Reply::Raw(bytes) => return vec![bytes],
         };
         if let Some(e) = msg.edns() {
             let mut ours = Edns {
@@ -162,14 +162,17 @@ impl Dns {
         vec![reply.encode_limited(max)]
     }
 
-    async fn query(
+    /// Reads the zones in one snapshot of the directory.
+    fn with_zones<T>(
         &self,
-        msg: &Message,
-        _raw: &[u8],
-        _tsig_start: Option<usize>,
-        peer: SocketAddr,
-        udp: bool,
-    ) -> Reply {
+        f: impl FnOnce(&DbRead<'_, LmdbBackend>, u64) -> DirResult<T>,
+    ) -> DirResult<T> {
+        let usn = self.ctx.db.highest_committed_usn();
+        let snap = self.ctx.db.read().map_err(DirError::from)?;
+        f(&snap, usn)
+    }
+
+    async fn query(&self, msg: &Message, peer: SocketAddr, udp: bool) -> Reply {
         let mut reply = Message::response_to(msg);
         let [q] = msg.questions.as_slice() else {
             reply.header.rcode = rcode::FORMERR;
@@ -184,13 +187,8 @@ impl Dns {
             rtype::AXFR | rtype::IXFR => return self.transfer(msg, peer, udp),
             _ => {}
         }
-        let usn = self.ctx.db.highest_committed_usn();
         let found = self
-            .ctx
-            .db
-            .read()
-            .map_err(kauri_domain::directory::DirError::from)
-            .and_then(|snap| answer::resolve(&snap, &self.catalog, usn, &q.name, q.qtype));
+            .with_zones(|snap, usn| answer::resolve(snap, &self.catalog, usn, &q.name, q.qtype));
         match found {
             Ok(Some(a)) => fill(&mut reply, a),
             Ok(None) => {
@@ -224,19 +222,13 @@ impl Dns {
             reply.header.rcode = rcode::REFUSED;
             return Reply::One(reply);
         }
-        let usn = self.ctx.db.highest_committed_usn();
-        let records = self
-            .ctx
-            .db
-            .read()
-            .map_err(kauri_domain::directory::DirError::from)
-            .and_then(|snap| {
-                let zones = self.catalog.zones(&snap, usn)?;
-                match zone_of(&zones, &q.name) {
-                    Some(z) if z.name == q.name => answer::zone_records(&snap, z).map(Some),
-                    _ => Ok(None),
-                }
-            });
+        let records = self.with_zones(|snap, usn| {
+            let zones = self.catalog.zones(snap, usn)?;
+            match zone_of(&zones, &q.name) {
+                Some(z) if z.name == q.name => answer::zone_records(snap, z).map(Some),
+                _ => Ok(None),
+            }
+        });
         let records = match records {
             Ok(Some(r)) if !r.is_empty() => r,
             Ok(_) => {
@@ -304,7 +296,7 @@ impl Dns {
         let signed = match tsig::verify(&self.keys, msg, raw, tsig_start) {
             Verified::Unsigned => None,
             Verified::Signed { key, name, tsig } => Some((key, name, tsig)),
-            Verified::Failed { name, error, .. } => {
+            Verified::Failed { name, error } => {
                 // AD refuses such an update outright, unsigned (RFC 8945 would answer
                 // NOTAUTH with the TSIG error; Windows and Samba answer REFUSED).
                 tracing::info!(peer = %peer, key = %name, error, "dns: update with a bad signature");
@@ -315,13 +307,7 @@ impl Dns {
         let code = match update::zone_question(msg) {
             Err(code) => code,
             Ok(zone_name) => {
-                let usn = self.ctx.db.highest_committed_usn();
-                let zones = self
-                    .ctx
-                    .db
-                    .read()
-                    .map_err(kauri_domain::directory::DirError::from)
-                    .and_then(|snap| self.catalog.zones(&snap, usn));
+                let zones = self.with_zones(|snap, usn| self.catalog.zones(snap, usn));
                 match zones {
                     Err(e) => {
                         tracing::warn!(error = %e, "dns: update failed");
@@ -333,13 +319,15 @@ impl Dns {
                             let requester = signed.as_ref().map(|(k, _, _)| Requester {
                                 account: k.lock().account.clone(),
                             });
-                            let now = std::time::SystemTime::now()
-                                .duration_since(std::time::UNIX_EPOCH)
-                                .map(|d| d.as_secs())
-                                .unwrap_or(0);
-                            let code =
-                                update::update(&self.ctx, &self.catalog, msg, zone, requester, now)
-                                    .await;
+                            let code = update::update(
+                                &self.ctx,
+                                &self.catalog,
+                                msg,
+                                zone,
+                                requester,
+                                now_secs(),
+                            )
+                            .await;
                             tracing::info!(peer = %peer, zone = %zone.name, rcode = code, signed = signed.is_some(), "dns: update");
                             code
                         }
@@ -377,16 +365,13 @@ fn accept_token(
     use kauri_ldap::krb_accept::accept_for_dc;
     if let Some(init) = kauri_auth::spnego::kerberos_init(token) {
         let (mut accepted, account) = accept_for_dc(ctx, &init.token).map_err(|e| e.to_string())?;
-        let our_mic = match (&init.mic, &init.mech_list) {
-            (Some(m), Some(list)) => {
-                accepted
-                    .context
-                    .verify_mic(list, m)
-                    .map_err(|e| e.to_string())?;
-                Some(accepted.context.get_mic(list).map_err(|e| e.to_string())?)
-            }
-            _ => None,
-        };
+        let our_mic = kauri_ldap::krb_accept::mech_list_mic(
+            &mut accepted,
+            init.mech_list.as_deref(),
+            init.mic.as_deref(),
+            init.first_choice,
+        )
+        .map_err(|e| e.to_string())?;
         let out = kauri_auth::spnego::kerberos_response(
             &init.mech,
             accepted.reply.as_deref(),

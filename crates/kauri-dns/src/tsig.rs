@@ -13,7 +13,7 @@ use kauri_dns_proto::rdata::{class, rtype};
 use kauri_dns_proto::tsig::{self as ptsig, Tkey, Tsig, GSS_MICROSOFT, GSS_TSIG};
 use kauri_dns_proto::wire::{rcode, Message, Record, RecordData};
 use kauri_dns_proto::Name;
-use kauri_domain::directory::Account;
+use kauri_domain::directory::{now_secs, Account};
 use parking_lot::Mutex;
 
 /// How long a negotiated context may sign (Windows keeps them for hours; BIND asks for
@@ -59,7 +59,7 @@ pub struct GssKey {
 /// The contexts negotiated so far, by key name.
 #[derive(Default)]
 pub struct GssKeys {
-    keys: Mutex<HashMap<String, Arc<Mutex<GssKey>>>>,
+    keys: Mutex<HashMap<Name, Arc<Mutex<GssKey>>>>,
 }
 
 impl GssKeys {
@@ -75,18 +75,11 @@ impl GssKeys {
                 keys.remove(&n);
             }
         }
-        keys.insert(
-            name.to_string().to_ascii_lowercase(),
-            Arc::new(Mutex::new(key)),
-        );
+        keys.insert(name.clone(), Arc::new(Mutex::new(key)));
     }
 
     fn get(&self, name: &Name) -> Option<Arc<Mutex<GssKey>>> {
-        let k = self
-            .keys
-            .lock()
-            .get(&name.to_string().to_ascii_lowercase())
-            .cloned()?;
+        let k = self.keys.lock().get(name).cloned()?;
         let fresh = k.lock().created.elapsed() < KEY_LIFETIME;
         fresh.then_some(k)
     }
@@ -95,13 +88,6 @@ impl GssKeys {
 fn is_gss(algorithm: &Name) -> bool {
     let gss = |t: &str| Name::parse(t).is_ok_and(|n| n == *algorithm);
     gss(GSS_TSIG) || gss(GSS_MICROSOFT)
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// Puts the key name as written in a digest input whose canonical (lowercase) form of it
@@ -130,13 +116,11 @@ pub enum Verified {
         /// The request's TSIG.
         tsig: Tsig,
     },
-    /// The TSIG does not verify: answer NOTAUTH with this TSIG error, unsigned.
+    /// The TSIG does not verify: the update is refused, unsigned.
     Failed {
         /// The key name.
         name: Name,
-        /// The request's TSIG.
-        tsig: Tsig,
-        /// BADKEY, BADSIG or BADTIME.
+        /// Why: BADKEY, BADSIG or BADTIME.
         error: u16,
     },
 }
@@ -160,7 +144,6 @@ pub fn verify(keys: &GssKeys, msg: &Message, raw: &[u8], tsig_start: Option<usiz
     };
     let fail = |error| Verified::Failed {
         name: name.clone(),
-        tsig: tsig.clone(),
         error,
     };
     if !is_gss(&tsig.algorithm) {
@@ -186,7 +169,7 @@ pub fn verify(keys: &GssKeys, msg: &Message, raw: &[u8], tsig_start: Option<usiz
             return fail(error::BADSIG);
         }
     }
-    let now = unix_now();
+    let now = now_secs();
     let fudge = u64::from(tsig.fudge);
     if now.abs_diff(tsig.time_signed) > fudge {
         return fail(error::BADTIME);
@@ -206,7 +189,7 @@ pub fn sign(
     let mut k = key.lock();
     let mut tsig = Tsig {
         algorithm: k.algorithm.clone(),
-        time_signed: unix_now(),
+        time_signed: now_secs(),
         fudge: FUDGE,
         mac: Vec::new(),
         original_id: id,
@@ -313,7 +296,7 @@ pub fn negotiate(
         Ok((accepted, account, token)) => {
             tracing::info!(key = %name, account = %account.dn, "dns: GSS-TSIG context made");
             answer.key = token;
-            let now = u32::try_from(unix_now()).unwrap_or(u32::MAX);
+            let now = u32::try_from(now_secs()).unwrap_or(u32::MAX);
             answer.inception = now;
             answer.expiration = now.saturating_add(KEY_LIFETIME.as_secs() as u32);
             keys.insert(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use kauri_dns_proto::dnsp::{hours_since_1601, Body, DnsRecord};
 use kauri_dns_proto::rdata::{class, rtype};
-use kauri_dns_proto::wire::{rcode, Message, Record, RecordData};
+use kauri_dns_proto::wire::{rcode, Message, RecordData};
 use kauri_dns_proto::{Name, RData};
 use kauri_domain::directory::{Account, DirError};
 use kauri_domain::dns::layout::APEX;
@@ -124,15 +124,13 @@ fn live_records<V: kauri_domain::directory::view::View>(
     zone: &ZoneInfo,
     relative: &str,
 ) -> Result<Vec<DnsRecord>, DirError> {
-    Ok(nodes::node(v, &zone.dn, relative)?
-        .filter(|n| !n.tombstoned)
-        .map(|n| {
-            n.records
-                .into_iter()
-                .filter(|r| matches!(r.body, Body::Record(_)))
-                .collect()
-        })
-        .unwrap_or_default())
+    Ok(match nodes::records_in(v, zone.id, relative)? {
+        Some((records, false)) => records
+            .into_iter()
+            .filter(|r| matches!(r.body, Body::Record(_)))
+            .collect(),
+        _ => Vec::new(),
+    })
 }
 
 fn data_of(r: &DnsRecord) -> Option<&RData> {
@@ -140,10 +138,6 @@ fn data_of(r: &DnsRecord) -> Option<&RData> {
         Body::Record(d) => Some(d),
         Body::Tombstone { .. } => None,
     }
-}
-
-fn relative(name: &Name, zone: &Name) -> Option<String> {
-    name.relative_text(zone)
 }
 
 /// What an update changed, for the zone's name index: the names written (and whether they
@@ -169,7 +163,7 @@ fn run(
         let (name, t) = match p {
             Prereq::Exists(n, t) | Prereq::Absent(n, t) | Prereq::Equals(n, t, _) => (n, *t),
         };
-        let Some(rel) = relative(name, &plan.zone_name) else {
+        let Some(rel) = name.relative_text(&plan.zone_name) else {
             return Ok(rcode::NOTZONE);
         };
         let recs = live_records(w, &plan.zone, &rel)?;
@@ -197,7 +191,7 @@ fn run(
     // The changes, name by name.
     let mut by_name: BTreeMap<String, (String, Vec<&Change>)> = BTreeMap::new();
     for (name, change) in &plan.changes {
-        let Some(rel) = relative(name, &plan.zone_name) else {
+        let Some(rel) = name.relative_text(&plan.zone_name) else {
             return Ok(rcode::NOTZONE);
         };
         by_name
@@ -245,9 +239,7 @@ fn run(
         changed = true;
     }
     if changed {
-        let before = crate::zones::apex_serial(w, plan.zone.id)?;
-        let after = dir.bump_dns_serial(w, &plan.zone.dn, now_unix)?;
-        applied.serial = Some((before, after));
+        applied.serial = dir.bump_dns_serial(w, &plan.zone.dn, now_unix)?;
     }
     Ok(rcode::NOERROR)
 }
@@ -374,14 +366,6 @@ pub async fn update(
             code
         }
     }
-}
-
-/// The records an update message adds, for tests and logs.
-pub fn added(msg: &Message) -> Vec<&Record> {
-    msg.authority
-        .iter()
-        .filter(|r| r.class == class::IN)
-        .collect()
 }
 
 /// The zone an update names (its zone section: one SOA question).

@@ -22,10 +22,7 @@ pub fn accept_for_dc(ctx: &Ctx, token: &[u8]) -> Result<(Accepted, Account), Aut
     let Some(domain) = dir.domain() else {
         return Err(AuthError::Unsupported("Kerberos needs a domain".into()));
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
+    let now = i64::try_from(kauri_domain::directory::now_secs()).unwrap_or(i64::MAX);
     let skew = i64::from(ctx.cfg.kerberos_max_clock_skew_minutes) * 60;
     let service_key = |t: &Ticket| -> Result<Key, AuthError> {
         let r = dir
@@ -55,6 +52,27 @@ pub fn accept_for_dc(ctx: &Ctx, token: &[u8]) -> Result<(Accepted, Account), Aut
     let accepted = accept(token, &service_key, now, skew, &ctx.replay)?;
     let account = pac_account(ctx, &accepted)?;
     Ok((accepted, account))
+}
+
+/// SPNEGO's mechanism-list MIC with Kerberos (RFC 4178 §5): the client's, when it sent
+/// one, is verified and answered with the server's own (`None`: nothing to send); a
+/// client whose first choice was not Kerberos must send one.
+pub fn mech_list_mic(
+    accepted: &mut Accepted,
+    mech_list: Option<&[u8]>,
+    mic: Option<&[u8]>,
+    first_choice: bool,
+) -> Result<Option<Vec<u8>>, AuthError> {
+    match (mic, mech_list) {
+        (Some(m), Some(list)) => {
+            accepted.context.verify_mic(list, m)?;
+            Ok(Some(accepted.context.get_mic(list)?))
+        }
+        (None, Some(_)) if !first_choice => Err(AuthError::LogonFailure(
+            "the mechanism list MIC is missing".into(),
+        )),
+        _ => Ok(None),
+    }
 }
 
 /// The account and token a ticket's PAC names.

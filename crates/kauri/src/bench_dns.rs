@@ -67,10 +67,7 @@ pub fn run(o: &Options) -> Result<Report> {
     let info = dir.domain().context("the new folder holds no domain")?;
     let layout = DnsLayout::of(&info)?;
     let zone = DnsLayout::zone_dn(&layout.domain_container, "bench.test")?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let now = kauri_domain::directory::now_secs();
     let hours = hours_since_1601(now);
     {
         let mut w = dir.db().write()?;

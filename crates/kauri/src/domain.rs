@@ -356,10 +356,7 @@ pub fn ensure_dns(
     if dir.domain().is_none() {
         return Ok(Default::default());
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let now = kauri_domain::directory::now_secs();
     let mut w = dir.db().write()?;
     let done = dir.ensure_dns(&mut w, addresses, now)?;
     if done == Default::default() {

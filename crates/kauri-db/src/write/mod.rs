@@ -721,6 +721,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::dn_string(&self.kv, id)
     }
 
+    /// The RDN text of a record as this transaction sees it (one key read).
+    pub fn rdn_string(&self, id: u64) -> DbResult<Option<String>> {
+        Ok(read::node(&self.kv, id)?.map(|(_, rdn)| rdn.to_string()))
+    }
+
     /// The name of an attribute id (as first registered).
     pub fn attribute_name(&self, id: u32) -> Option<String> {
         if let Some((_, n)) = self.added.iter().rev().find(|(i, _)| *i == id) {

@@ -400,7 +400,7 @@ pub(crate) fn may_live_below<V: view::View>(v: &V, pid: u64, set: &ClassSet) -> 
 }
 
 /// Now, in Unix seconds.
-pub(crate) fn now_secs() -> u64 {
+pub fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

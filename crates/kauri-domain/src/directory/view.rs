@@ -25,6 +25,15 @@ pub trait View {
     /// The ids of a record's children.
     fn children(&self, id: u64) -> DirResult<Vec<u64>>;
 
+    /// The value of a record's RDN (`samdom.example.com` of `DC=samdom.example.com,…`),
+    /// without building its whole DN where the transaction allows it.
+    fn rdn_value(&self, id: u64) -> DirResult<Option<String>> {
+        Ok(Dn::parse(&self.dn_of(id)?).ok().and_then(|dn| {
+            dn.rdn()
+                .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+        }))
+    }
+
     /// The id of the child of `parent` named `rdn` (one key read where the transaction
     /// allows it).
     fn child_of(&self, parent: u64, rdn: &kauri_db::Rdn) -> DirResult<Option<u64>> {
@@ -118,6 +127,13 @@ macro_rules! view_impl {
                         }
                     })
                     .collect()
+            }
+
+            fn rdn_value(&self, id: u64) -> DirResult<Option<String>> {
+                Ok(self
+                    .rdn_string(id)?
+                    .and_then(|t| kauri_db::Rdn::parse(&t).ok())
+                    .and_then(|r| r.avas().first().map(|a| a.value.clone())))
             }
 
             fn child_of(&self, parent: u64, rdn: &kauri_db::Rdn) -> DirResult<Option<u64>> {

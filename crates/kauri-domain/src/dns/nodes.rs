@@ -215,11 +215,16 @@ pub fn records_in<V: View>(
     let Some(id) = v.child_of(zone_id, &rdn)? else {
         return Ok(None);
     };
+    records_by_id(v, id).map(Some)
+}
+
+/// The records of the node with record id `id`, and whether it is a tombstone.
+pub fn records_by_id<V: View>(v: &V, id: u64) -> DirResult<(Vec<DnsRecord>, bool)> {
     let [records, tombstoned]: [Vec<Vec<u8>>; 2] = v
         .all_values(id, &["dnsRecord", "dNSTombstoned"])?
         .try_into()
         .unwrap_or_default();
-    Ok(Some(decoded(&records, &tombstoned)))
+    Ok(decoded(&records, &tombstoned))
 }
 
 /// A node's stored `dnsRecord` values decoded (those that do not decode left out, for
@@ -256,14 +261,8 @@ pub fn node_by_id<V: View>(v: &V, id: u64, dn: Dn) -> DirResult<NodeRecords> {
 pub fn node_names<V: View>(v: &V, zone: &ZoneInfo) -> DirResult<Vec<(String, u64)>> {
     let mut out = Vec::new();
     for id in v.children(zone.id)? {
-        let dn = v.dn_of(id)?;
-        if let Ok(dn) = Dn::parse(&dn) {
-            if let Some(name) = dn
-                .rdn()
-                .and_then(|r| r.avas().first().map(|a| a.value.clone()))
-            {
-                out.push((name, id));
-            }
+        if let Some(name) = v.rdn_value(id)? {
+            out.push((name, id));
         }
     }
     Ok(out)
@@ -398,29 +397,30 @@ impl<B: Backend> Directory<B> {
     }
 
     /// The zone's SOA serial, incremented and written back (every change to a zone's
-    /// data moves its serial, so secondaries and caches see it).
+    /// data moves its serial, so secondaries and caches see it): the serial before and
+    /// after, `None` for a zone without an SOA.
     pub fn bump_dns_serial(
         &self,
         w: &mut kauri_db::DbWrite<'_, B>,
         zone_dn: &Dn,
         now_unix: u64,
-    ) -> DirResult<u32> {
+    ) -> DirResult<Option<(u32, u32)>> {
         let Some(apex) = node(w, zone_dn, APEX)? else {
-            return Ok(0);
+            return Ok(None);
         };
-        let mut records = apex.records.clone();
-        let mut serial = 0;
+        let mut records = apex.records;
+        let mut moved = None;
         for r in &mut records {
             if let Body::Record(kauri_dns_proto::RData::Soa(soa)) = &mut r.body {
+                let before = soa.serial;
                 soa.serial = soa.serial.wrapping_add(1).max(1);
-                serial = soa.serial;
-                r.serial = serial;
+                r.serial = soa.serial;
+                moved = Some((before, soa.serial));
             }
         }
-        if serial == 0 {
-            return Ok(0);
+        if moved.is_some() {
+            self.write_dns_node(w, zone_dn, APEX, records, None, now_unix)?;
         }
-        self.write_dns_node(w, zone_dn, APEX, records, None, now_unix)?;
-        Ok(serial)
+        Ok(moved)
     }
 }

@@ -4,7 +4,6 @@
 //! records becomes a tombstone; tombstones older than the tombstone interval are purged.
 //! Static records (timestamp 0) are never touched.
 
-use kauri_db::Dn;
 use kauri_dns_proto::dnsp::{hours_since_1601, Body};
 use kauri_kv::Backend;
 
@@ -65,28 +64,23 @@ impl<B: Backend> Directory<B> {
             let mut changed = false;
             for (rel, id) in nodes::node_names(w, &zone)? {
                 report.nodes += 1;
-                let Ok(dn) = Dn::parse(&w.dn_string(id)?) else {
-                    continue;
-                };
-                let node = nodes::node_by_id(w, id, dn.clone())?;
-                if node.tombstoned {
-                    let old = node.records.iter().any(|r| {
+                let (records, tombstoned) = nodes::records_by_id(w, id)?;
+                if tombstoned {
+                    let old = records.iter().any(|r| {
                         matches!(r.body, Body::Tombstone { entombed } if entombed < purge_before)
                     });
                     if old {
                         report.purged.push(format!("{rel}.{}", zone.name));
                         if !dry_run {
-                            self.delete_dns_node(w, &dn)?;
+                            self.delete_dns_node(w, &DnsLayout::node_dn(&zone.dn, &rel)?)?;
                         }
                     }
                     continue;
                 }
-                let before = node.records.len();
-                let kept: Vec<_> = node
-                    .records
-                    .iter()
+                let before = records.len();
+                let kept: Vec<_> = records
+                    .into_iter()
                     .filter(|r| !is_stale(r.timestamp, &zone, now_hours))
-                    .cloned()
                     .collect();
                 let removed = before - kept.len();
                 if removed == 0 {

@@ -166,26 +166,11 @@ impl Conn {
             Ok(x) => x,
             Err(r) => return (r, None),
         };
-        let our_mic = match (mic, mech_list) {
-            (Some(m), Some(list)) => {
-                if let Err(e) = accepted.context.verify_mic(list, m) {
-                    return (refused(&e), None);
-                }
-                match accepted.context.get_mic(list) {
-                    Ok(m) => Some(m),
-                    Err(e) => return (refused(&e), None),
-                }
-            }
-            (None, Some(_)) if !first_choice => {
-                return (
-                    refused(&AuthError::LogonFailure(
-                        "the mechanism list MIC is missing".into(),
-                    )),
-                    None,
-                )
-            }
-            _ => None,
-        };
+        let our_mic =
+            match crate::krb_accept::mech_list_mic(&mut accepted, mech_list, mic, first_choice) {
+                Ok(m) => m,
+                Err(e) => return (refused(&e), None),
+            };
         let flags = accepted.gss_flags;
         let wants = flags & (gss_flags::INTEG | gss_flags::CONF) != 0;
         if wants {

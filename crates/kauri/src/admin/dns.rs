@@ -8,6 +8,7 @@ use kauri_db::{Modification, ModifyOp};
 use kauri_dns_proto::dnsp::{self, Body, DnsProperty, DnsRecord};
 use kauri_dns_proto::rdata::{self, rtype};
 use kauri_dns_proto::{Name, RData, Soa};
+use kauri_domain::directory::now_secs;
 use kauri_domain::dns::nodes::{allow_update, default_zone_properties, zone_record, RANK_ZONE};
 use kauri_domain::dns::scavenge::is_stale;
 use kauri_domain::dns::ZoneInfo;
@@ -322,13 +323,6 @@ fn swap_record(t: &mut dyn Target, dn: &str, old: Vec<u8>, new: &DnsRecord) -> R
     )
 }
 
-fn now_unix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// Adds `record` to a name, creating (or reviving) its node.
 fn add_record(t: &mut dyn Target, zone: &FoundZone, rel: &str, record: DnsRecord) -> Result<()> {
     let dn = node_dn(zone, rel);
@@ -406,7 +400,7 @@ fn remove_record(
         );
     };
     if records.len() == 1 {
-        let tomb = kauri_domain::dns::nodes::tombstone_record(now_unix());
+        let tomb = kauri_domain::dns::nodes::tombstone_record(now_secs());
         t.modify(
             &dn,
             vec![
@@ -727,7 +721,7 @@ pub fn run(t: &mut dyn Target, what: &DnsCommand, json_out: bool) -> Result<()> 
                 if on && !z.info.aging() {
                     set(DnsProperty::with_u32(
                         dnsp::AGING_ENABLED_TIME,
-                        dnsp::hours_since_1601(now_unix()),
+                        dnsp::hours_since_1601(now_secs()),
                     ));
                 }
             }
@@ -795,7 +789,7 @@ pub fn run(t: &mut dyn Target, what: &DnsCommand, json_out: bool) -> Result<()> 
 
 /// One scavenging pass through the target (the server runs the same rules itself).
 fn scavenge(t: &mut dyn Target, dry_run: bool, tombstone_days: u32, json_out: bool) -> Result<()> {
-    let now = now_unix();
+    let now = now_secs();
     let now_hours = dnsp::hours_since_1601(now);
     let purge_before =
         dnsp::filetime_from_unix(now.saturating_sub(u64::from(tombstone_days) * 86_400));
