@@ -82,6 +82,13 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// A record refers to a descriptor that is not stored.
+    MissingDescriptor {
+        /// Record id.
+        id: u64,
+        /// The descriptor id it names.
+        descriptor: u64,
+    },
     /// A counter in `meta` is behind what the records hold.
     CounterBehind {
         /// Which counter.
@@ -96,7 +103,12 @@ pub enum Problem {
 impl Problem {
     /// Whether `fix` repairs it.
     pub fn fixable(&self) -> bool {
-        !matches!(self, Problem::CorruptRecord { .. } | Problem::Orphan { .. })
+        !matches!(
+            self,
+            Problem::CorruptRecord { .. }
+                | Problem::Orphan { .. }
+                | Problem::MissingDescriptor { .. }
+        )
     }
 }
 
@@ -114,6 +126,12 @@ impl fmt::Display for Problem {
             Problem::BadNode { id } => write!(f, "node of record {id} disagrees with the record"),
             Problem::ExtraNode { id } => write!(f, "node {id} has no record"),
             Problem::BrokenLink { key, reason } => write!(f, "link {key}: {reason}"),
+            Problem::MissingDescriptor { id, descriptor } => {
+                write!(
+                    f,
+                    "record {id} names descriptor {descriptor}, which is not stored"
+                )
+            }
             Problem::CounterBehind {
                 name,
                 stored,
@@ -285,6 +303,7 @@ impl<B: Backend> Db<B> {
         }
         self.rebuild_derived(kv, None)?;
         w.raise_counters(max_id + 1, max_usn);
+        self.sweep_descriptors_in(&mut w)?;
         w.commit()?;
         Ok(())
     }
@@ -402,6 +421,8 @@ impl<B: Backend> Db<B> {
             .usn_attributes
             .as_ref()
             .and_then(|(_, changed)| snap.attr_id(changed));
+        let descriptor_attr = snap.descriptor_attr_id();
+        let mut descriptors: Vec<(u64, u64)> = Vec::new();
         let mut last = None;
         loop {
             let mut batch_problems = Vec::new();
@@ -420,6 +441,12 @@ impl<B: Backend> Db<B> {
                         }
                     };
                 max_usn = max_usn.max(record_usn(&rec, usn_attr));
+                if let Some(a) = descriptor_attr.and_then(|a| rec.attr(a)) {
+                    for v in a.values() {
+                        descriptors
+                            .push((id, crate::descriptors::id_of_stored(v.raw).unwrap_or(0)));
+                    }
+                }
                 match hierarchy_of(&rec, max) {
                     Ok((tk, nv)) => {
                         tree.push((tk, id));
@@ -448,6 +475,11 @@ impl<B: Backend> Db<B> {
         for (id, parent) in parents {
             if !exists(kv, parent)? {
                 report.add(Problem::Orphan { id, parent });
+            }
+        }
+        for (id, descriptor) in descriptors {
+            if crate::descriptors::get(kv, descriptor)?.is_none() {
+                report.add(Problem::MissingDescriptor { id, descriptor });
             }
         }
         self.check_indexes(kv, &mut flags_of, &mut report)?;

@@ -137,6 +137,9 @@ pub struct DbConfig {
     /// (0 for no limit): a group of any size is built in steps of this many members, and
     /// no single step holds the writer for long.
     pub max_link_changes: usize,
+    /// The attribute whose values are stored once each in the `descriptors` table and
+    /// referred to by id from records (AD's `nTSecurityDescriptor`), if any.
+    pub descriptor_attribute: Option<String>,
 }
 
 /// [`DbConfig::max_entry_values`]'s default.
@@ -192,6 +195,7 @@ impl Default for DbConfig {
             dn_attributes: Vec::new(),
             max_entry_values: MAX_ENTRY_VALUES,
             max_link_changes: MAX_LINK_CHANGES,
+            descriptor_attribute: None,
         }
     }
 }

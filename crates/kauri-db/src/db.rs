@@ -19,7 +19,15 @@ use crate::write::DbWrite;
 use crate::{Dn, Rdn};
 
 /// The tables a directory database needs, in [`TableId`] order, by name (dumps name them).
-pub const TABLES: &[&str] = &["meta", "entries", "nodes", "tree", "index", "links"];
+pub const TABLES: &[&str] = &[
+    "meta",
+    "entries",
+    "nodes",
+    "tree",
+    "index",
+    "links",
+    "descriptors",
+];
 /// The same tables with their shapes; a backend is opened with these. `index` is a set of
 /// keys ending in a record id, which LMDB stores as one key per value with its ids as
 /// sorted duplicates, split by kind and attribute (the first [`INDEX_PARTITION_PREFIX`]
@@ -31,6 +39,7 @@ pub const TABLE_SPECS: &[TableSpec<'static>] = &[
     TableSpec::plain("tree"),
     TableSpec::partitioned_set("index", 8, INDEX_PARTITION_PREFIX, INDEX_PARTITIONS),
     TableSpec::plain("links"),
+    TableSpec::plain("descriptors"),
 ];
 
 /// The bytes of an index key that name its kind and attribute ([`crate::keys`]).
@@ -48,7 +57,9 @@ pub const INDEX_PARTITIONS: usize = 40;
 /// - 3: `index` is a set table (ids as sorted duplicates of their value key in LMDB);
 ///   records of version 3; integers and times normalized in 1 to 9 bytes.
 /// - 4: `index` value keys split into a tree per attribute (partitions of the set table).
-pub const STORE_FORMAT: u32 = 4;
+/// - 5: the `descriptors` table ([`crate::descriptors`]): the descriptor attribute's
+///   values stored once each, records holding their ids.
+pub const STORE_FORMAT: u32 = 5;
 /// The oldest storage format this build upgrades on open.
 pub const OLDEST_UPGRADABLE_FORMAT: u32 = 2;
 /// `meta` table: format version, counters, attribute registry.
@@ -63,6 +74,8 @@ pub const T_TREE: TableId = 3;
 pub const T_INDEX: TableId = 4;
 /// `links` table: linked attributes, one key per link and direction.
 pub const T_LINKS: TableId = 5;
+/// `descriptors` table: values stored once, referred to by id ([`crate::descriptors`]).
+pub const T_DESCRIPTORS: TableId = 6;
 
 /// Brings a store from storage format `from` to `from + 1`, inside the transaction that
 /// opens it. Each step is recorded here for good: a store of any older supported format
@@ -78,6 +91,9 @@ fn upgrade_step<W: WriteTxn>(w: &mut W, from: u32) -> DbResult<()> {
         // 3 → 4: the key-value layer split `index` into partitions when it opened the
         // table; the format number keeps builds that know only one tree from opening it.
         3 => {}
+        // 4 → 5: the key-value layer created the empty `descriptors` table; a store of
+        // format 4 holds no descriptor attribute values (the layer above computes them).
+        4 => {}
         other => {
             return Err(DbError::UnsupportedFormat {
                 found: other,

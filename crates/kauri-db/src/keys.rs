@@ -11,6 +11,7 @@
 //! | `tree`    | parent id u64 BE ++ RDN key           | child id u64 BE                        |
 //! | `index`   | see [`value_key`] / [`presence_key`]  | empty                                  |
 //! | `links`   | see [`link_key`]                      | forward: link stamp; back: empty       |
+//! | `descriptors` | see [`crate::descriptors`]        | a value stored once, or its id         |
 //!
 //! Ids start at 1; id 0 stands for the (empty) root DN, the parent of naming contexts.
 //! Big-endian ids make key order equal numeric order, so new records append at the end of
@@ -74,6 +75,8 @@ pub mod meta {
     pub const BULK_PENDING: &[u8] = b"bulk_pending";
     /// Fingerprint of the attribute syntaxes the stored normalized values were made with.
     pub const SCHEMA_CONFIG: &[u8] = b"schema_config";
+    /// Next id of the `descriptors` table (u64 BE; absent means 1).
+    pub const NEXT_DESCRIPTOR: &[u8] = b"next_descriptor";
 }
 
 /// Kind byte of forward link keys (`member` of a group: group → member).

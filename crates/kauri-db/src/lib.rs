@@ -38,6 +38,7 @@ pub mod bulk;
 pub mod check;
 pub mod config;
 pub mod db;
+pub mod descriptors;
 pub mod dn;
 pub mod entry;
 pub mod error;

@@ -445,6 +445,11 @@ impl<'d, B: Backend> DbRead<'d, B> {
         crate::reindex::count_records(&self.kv)
     }
 
+    /// The parent id of a record (0 for a naming context head).
+    pub fn parent_of(&self, id: u64) -> DbResult<Option<u64>> {
+        Ok(node(&self.kv, id)?.map(|(p, _)| p))
+    }
+
     /// The naming contexts (entries added with `add_root`): their ids and DN texts.
     pub fn naming_contexts(&self) -> DbResult<Vec<(u64, String)>> {
         let mut out = Vec::new();
@@ -517,9 +522,16 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| format!("attr{id}"))
         };
+        let descriptor_attr = self.descriptor_attr_id();
         for a in rec.attrs() {
-            e.attrs
-                .push((name_of(a.id), a.values().map(|v| v.raw.to_vec()).collect()));
+            let values = if Some(a.id) == descriptor_attr {
+                a.values()
+                    .filter_map(|v| self.stored_descriptor(v.raw).map(<[u8]>::to_vec))
+                    .collect()
+            } else {
+                a.values().map(|v| v.raw.to_vec()).collect()
+            };
+            e.attrs.push((name_of(a.id), values));
         }
         {
             let mut cache = DnCache::default();
@@ -533,6 +545,23 @@ impl<'d, B: Backend> DbRead<'d, B> {
             }
         }
         e
+    }
+
+    /// The id of the attribute whose values live in the descriptors table, if any.
+    pub fn descriptor_attr_id(&self) -> Option<u32> {
+        let name = self.cfg.descriptor_attribute.as_deref()?;
+        self.attr_id(name)
+    }
+
+    /// The descriptor a record's stored value (its id) names.
+    pub fn stored_descriptor(&self, stored: &[u8]) -> Option<&[u8]> {
+        let id = crate::descriptors::id_of_stored(stored)?;
+        crate::descriptors::get(&self.kv, id).ok().flatten()
+    }
+
+    /// The descriptor stored under `id`.
+    pub fn descriptor(&self, id: u64) -> DbResult<Option<&[u8]>> {
+        crate::descriptors::get(&self.kv, id)
     }
 
     /// The id under which an attribute's links are keyed (the forward attribute's), the

@@ -82,6 +82,7 @@ fn modify(
         caller,
         true,
         Change::Modify {
+            sd_flags: None,
             dn: dn(d),
             mods,
             permissive: false,
@@ -573,6 +574,7 @@ fn deleting_leaves_a_tombstone() {
         Caller::System,
         true,
         Change::Modify {
+            sd_flags: None,
             dn: dn(&tomb),
             mods: vec![Modification::new(
                 ModifyOp::Replace,
@@ -608,6 +610,7 @@ fn passwords_and_policies() {
             admin_account(&dir),
             false,
             Change::Modify {
+                sd_flags: None,
                 dn: dn(&dave),
                 mods: set("Str0ng.Pass"),
                 permissive: false
@@ -844,6 +847,7 @@ fn binds_and_account_rules() {
                 Caller::System,
                 true,
                 Change::Modify {
+                    sd_flags: None,
                     dn: d,
                     mods,
                     permissive: false,

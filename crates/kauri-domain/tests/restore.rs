@@ -233,6 +233,7 @@ fn a_renamed_copy_names_nothing_of_the_old_domain_and_holds_no_secret() {
     apply(
         &dir,
         Change::Modify {
+            sd_flags: None,
             dn: dn(&user),
             mods: vec![Modification {
                 op: ModifyOp::Replace,
@@ -245,6 +246,7 @@ fn a_renamed_copy_names_nothing_of_the_old_domain_and_holds_no_secret() {
     apply(
         &dir,
         Change::Modify {
+            sd_flags: None,
             dn: dn(&format!("CN=Domain Admins,CN=Users,{DOMAIN}")),
             mods: vec![Modification::new(ModifyOp::Add, "member", &[&user])],
             permissive: false,

@@ -278,6 +278,7 @@ impl Kpasswd {
         };
         // Hashed here, on a blocking thread, so the writer only stores the result.
         let change = kauri_domain::directory::Change::Modify {
+            sd_flags: None,
             dn: dn.clone(),
             mods: vec![kauri_db::Modification {
                 op: kauri_db::ModifyOp::Replace,

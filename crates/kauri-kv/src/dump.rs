@@ -245,8 +245,8 @@ impl Batch {
     }
 }
 
-/// Loads a dump into `store`, whose tables (`tables`, in table-id order) must match the
-/// dump's and be empty. Pairs are appended in batches, each in a transaction of its own:
+/// Loads a dump into `store`, whose tables (`tables`, in table-id order) must be empty and
+/// begin with the dump's (a dump made before tables were added loads into the newer layout). Pairs are appended in batches, each in a transaction of its own:
 /// a failed load leaves a partial store, so load into a new store and discard it on error.
 /// `progress` hears the bytes consumed so far.
 pub fn load_dump<B: Backend, R: Read>(
@@ -260,7 +260,9 @@ pub fn load_dump<B: Backend, R: Read>(
         bytes: 0,
     };
     let names = read_header(&mut src)?;
-    if names.len() != tables.len() || names.iter().zip(tables).any(|(a, b)| a != b) {
+    // A dump of an older layout holds the first tables of a newer one: the tables added
+    // since stay empty, and the layer above upgrades the store when it opens it.
+    if names.len() > tables.len() || names.iter().zip(tables).any(|(a, b)| a != b) {
         return Err(dump_error(format!(
             "the dump holds the tables {names:?}, the store has {tables:?}"
         )));
@@ -283,7 +285,7 @@ pub fn load_dump<B: Backend, R: Read>(
     }
     let mut stats = DumpStats::default();
     let mut batch = Batch::default();
-    for (table, name) in tables.iter().enumerate() {
+    for (table, name) in tables.iter().enumerate().take(names.len()) {
         let mut n = 0u64;
         let mut last_key: Vec<u8> = Vec::new();
         loop {

@@ -650,6 +650,7 @@ const SEARCH_CONTROLS: &[&str] = &[
     ctl::SHOW_DEACTIVATED_LINK,
     ctl::EXTENDED_DN,
     ctl::ASQ,
+    ctl::SD_FLAGS,
 ];
 
 impl Conn {
@@ -820,7 +821,8 @@ impl Conn {
                     OP_ADD,
                     id,
                     m.controls,
-                    &[],
+                    // AD accepts the SD flags control on an add and ignores it.
+                    &[ctl::SD_FLAGS],
                     op,
                     ProtocolOp::AddResponse,
                     permit,
@@ -846,7 +848,14 @@ impl Conn {
                 for c in &mut r.changes {
                     extdn::plain_values(&self.ctx, &c.attribute.name, &mut c.attribute.values);
                 }
+                let sd_flags = m
+                    .controls
+                    .iter()
+                    .find(|c| c.oid == ctl::SD_FLAGS)
+                    .and_then(|c| <ctl::SdFlags as ctl::ControlValue>::from_control(c).ok())
+                    .map(|f| f.flags as u32);
                 let op = self.ctx.parse_dn("DN", &target).map(|dn| Change::Modify {
+                    sd_flags,
                     dn,
                     mods: r
                         .changes
@@ -868,7 +877,7 @@ impl Conn {
                     OP_MODIFY,
                     id,
                     m.controls,
-                    &[ctl::PERMISSIVE_MODIFY],
+                    &[ctl::PERMISSIVE_MODIFY, ctl::SD_FLAGS],
                     op,
                     ProtocolOp::ModifyResponse,
                     permit,
@@ -1640,6 +1649,7 @@ impl Conn {
             caller: self.caller(),
             encrypted: self.passwords_allowed(),
             change: Change::Modify {
+                sd_flags: None,
                 dn,
                 mods,
                 permissive: false,

@@ -665,6 +665,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 &job.identity,
                 scope == Scope::Base,
                 job.catalog,
+                &job.controls,
             );
             let mut dns = DnCache::default();
             let mut err: Option<DbError> = None;
@@ -958,7 +959,15 @@ fn encode_matches(
     extended_dn: Option<i32>,
 ) -> Result<Vec<Vec<u8>>, LdapResult> {
     let sel = Selection::new(&job.req.attributes);
-    let attrs = AttrIds::new(snap, &sel, ctx, &job.identity, false, job.catalog);
+    let attrs = AttrIds::new(
+        snap,
+        &sel,
+        ctx,
+        &job.identity,
+        false,
+        job.catalog,
+        &job.controls,
+    );
     let mut dns = DnCache::default();
     let mut batch = Vec::new();
     snap.advance(cursor, usize::MAX, |hit| {
@@ -1531,6 +1540,9 @@ struct AttrIds {
     metadata_xml: bool,
     /// Stored attributes AD computes, returned only when named (`msDS-KeyVersionNumber`).
     named_only: Vec<u32>,
+    /// `nTSecurityDescriptor`'s id (records hold descriptor ids), and the parts of it
+    /// returned (the SD flags control).
+    descriptor: Option<(u32, DescriptorParts)>,
     /// Operational attributes AD constructs when asked by name: `parentGUID`,
     /// `canonicalName`, `createTimeStamp`, `modifyTimeStamp`, `subschemaSubentry`,
     /// `structuralObjectClass`, `primaryGroupToken`, `msDS-isRODC`.
@@ -1546,6 +1558,7 @@ impl AttrIds {
         identity: &Identity,
         base_scope: bool,
         catalog: bool,
+        controls: &[Control],
     ) -> AttrIds {
         let mut ids: Vec<(u32, Option<ValueRange>)> = Vec::new();
         let wants = |name: &str| sel.wanted.iter().any(|w| w.name.eq_ignore_ascii_case(name));
@@ -1590,6 +1603,9 @@ impl AttrIds {
                 .filter(|n| !wants(n))
                 .filter_map(|n| snap.attr_id(n))
                 .collect(),
+            descriptor: snap
+                .descriptor_attr_id()
+                .map(|a| (a, descriptor_parts(controls, identity))),
             operational: OPERATIONAL
                 .iter()
                 .copied()
@@ -1862,6 +1878,13 @@ impl AttrIds {
                 if self.hidden.binary_search(&a.id).is_ok() || self.named_only.contains(&a.id) {
                     continue;
                 }
+                if self
+                    .descriptor
+                    .is_some_and(|(d, p)| d == a.id && !p.with_all)
+                    && !self.ids.iter().any(|(i, _)| *i == a.id)
+                {
+                    continue;
+                }
                 self.emit_stored(snap, a, range_of(a.id), types_only, &mut out);
             }
             // Linked attributes live in the link table: two prefix reads for all of them.
@@ -1907,6 +1930,26 @@ impl AttrIds {
         let Some(name) = snap.attr_name(a.id) else {
             return;
         };
+        if let Some((sd_attr, DescriptorParts { parts, .. })) = self.descriptor {
+            if a.id == sd_attr {
+                if parts == 0 {
+                    return;
+                }
+                // The record names the descriptor by id; the parts asked for are sent.
+                let values = a
+                    .values()
+                    .filter_map(|v| snap.stored_descriptor(v.raw))
+                    .filter_map(|sd| descriptor_part_bytes(sd, parts))
+                    .collect::<Vec<_>>();
+                if !values.is_empty() {
+                    out.push(Attribute {
+                        name: name.to_string(),
+                        values: if types_only { Vec::new() } else { values },
+                    });
+                }
+                return;
+            }
+        }
         if let Some(attr) = self.window(&name, a.count as usize, range, types_only, |skip, take| {
             a.values()
                 .skip(skip)
@@ -2040,4 +2083,47 @@ fn extended_dn_text(
     }
     s.push_str(dn);
     s
+}
+
+/// How a search returns `nTSecurityDescriptor`, as AD does: the parts the SD flags control
+/// names (every part when it is absent or zero); nothing at all when the SACL is asked for
+/// by a caller without the privilege to read it (an administrator's), which is why tools
+/// send flags 7; and with `*` only when the control is present (otherwise only when named).
+#[derive(Debug, Clone, Copy)]
+struct DescriptorParts {
+    /// The parts returned; 0 returns nothing.
+    parts: u32,
+    /// Whether `*` includes the attribute.
+    with_all: bool,
+}
+
+fn descriptor_parts(controls: &[Control], identity: &Identity) -> DescriptorParts {
+    use kauri_domain::security::descriptor::sd_flags;
+    let control = controls
+        .iter()
+        .find(|c| c.oid == ctl::SD_FLAGS)
+        .and_then(|c| ctl::SdFlags::from_control(c).ok());
+    let asked = control
+        .map(|f| f.flags as u32 & sd_flags::ALL)
+        .filter(|f| *f != 0)
+        .unwrap_or(sd_flags::ALL);
+    let parts = if asked & sd_flags::SACL != 0 && !identity.is_admin() {
+        0
+    } else {
+        asked
+    };
+    DescriptorParts {
+        parts,
+        with_all: control.is_some(),
+    }
+}
+
+/// A stored descriptor reduced to `parts`.
+fn descriptor_part_bytes(stored: &[u8], parts: u32) -> Option<Vec<u8>> {
+    use kauri_domain::security::descriptor::sd_flags;
+    if parts == sd_flags::ALL {
+        return Some(stored.to_vec());
+    }
+    let sd = kauri_domain::security::SecurityDescriptor::from_bytes(stored).ok()?;
+    sd.only(parts).to_bytes().ok()
 }

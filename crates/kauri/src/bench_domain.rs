@@ -1264,6 +1264,7 @@ fn set_password(dir: &Directory<LmdbBackend>, dn: &str, password: &str) -> Resul
         caller: Caller::System,
         encrypted: true,
         change: DirChange::Modify {
+            sd_flags: None,
             dn: Dn::parse(dn).with_context(|| format!("parsing {dn}"))?,
             mods: vec![Modification {
                 op: ModifyOp::Replace,

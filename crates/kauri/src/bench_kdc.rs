@@ -178,6 +178,7 @@ fn add_groups_and_computers(dir: &Directory<LmdbBackend>, o: &Options, domain: &
         dir.apply(
             &mut w,
             &system(Change::Modify {
+                sd_flags: None,
                 dn: all.clone(),
                 mods: vec![kauri_db::Modification::new(
                     kauri_db::ModifyOp::Add,

@@ -369,6 +369,33 @@ pub fn ensure_dns(
     Ok(done)
 }
 
+/// Gives every object of a domain made before security descriptors existed its
+/// descriptor (once; later starts find nothing to do), with a progress line on a terminal.
+/// Returns how many objects received one.
+pub fn ensure_descriptors(dir: &Directory<LmdbBackend>) -> Result<u64> {
+    if dir.domain().is_none() {
+        return Ok(0);
+    }
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::new_spinner()
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_message("security descriptors: objects examined");
+    let mut w = dir.db().write()?;
+    let given = dir
+        .ensure_descriptors(&mut w, Some(&|n| bar.set_position(n)))
+        .context("computing security descriptors")?;
+    bar.finish_and_clear();
+    if given == 0 {
+        w.abort();
+    } else {
+        w.commit()?;
+        dir.after_commit()?;
+    }
+    Ok(given)
+}
+
 /// Opens a provisioned domain's folder as a directory. `with_key` loads the key that seals
 /// password hashes (needed to set or verify passwords; a renamed lab copy has none yet).
 pub fn open_domain_directory(data: &Path, with_key: bool) -> Result<Arc<Directory<LmdbBackend>>> {

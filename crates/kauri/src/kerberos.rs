@@ -498,6 +498,7 @@ pub fn rotate_krbtgt(dir: &Directory<LmdbBackend>) -> Result<Rotated> {
             caller: Caller::System,
             encrypted: true,
             change: Change::Modify {
+                sd_flags: None,
                 dn,
                 mods: vec![set],
                 permissive: false,

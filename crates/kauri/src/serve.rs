@@ -168,6 +168,10 @@ pub fn serve(o: &Overrides) -> Result<()> {
         for dn in crate::domain::ensure_kerberos_keys(&dir)? {
             eprintln!("kauri: gave {dn} Kerberos keys");
         }
+        let given = crate::domain::ensure_descriptors(&dir)?;
+        if given > 0 {
+            eprintln!("kauri: gave {given} objects their security descriptors");
+        }
         ensure_dns_at_start(&dir, &cfg)?;
     }
     let rt = runtime()?;
@@ -370,6 +374,7 @@ pub fn demo(o: &Overrides) -> Result<()> {
     let created = demo_domain(&cfg.data, &password)?;
     let (dir, source) = open_directory(&cfg.data)?;
     crate::domain::ensure_kerberos_keys(&dir)?;
+    crate::domain::ensure_descriptors(&dir)?;
     ensure_dns_at_start(&dir, &cfg)?;
     let schema = crate::domain::describe(&source);
     let (cert, _) = kauri_ldap::tls::cert_paths(&cfg)?;

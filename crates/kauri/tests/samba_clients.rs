@@ -9,6 +9,8 @@ mod common;
 use std::process::Command;
 
 use common::{provision, serve, Served, PASSWORD};
+use kauri_domain::security::SecurityDescriptor;
+use kauri_domain::sid::Sid;
 
 const ADMIN: &str = "CN=Administrator,CN=Users,DC=samdom,DC=example,DC=com";
 const TESTS: [&str; 4] = [
@@ -170,6 +172,116 @@ fn samba_tool_manages_the_domain_over_ldap() {
 /// `samba-tool` as administrators run it, `-U user%password`: SASL GSS-SPNEGO with NTLM,
 /// the connection sealed (Samba's default) or signed, and password changes allowed on the
 /// sealed plain connection as AD allows them (the server refuses them on plain LDAP).
+#[test]
+fn samba_tool_dsacl_reads_and_writes_descriptors_that_round_trip() {
+    let (dir, _server, addr, _) = serve_domain();
+    let conf = dir.path().join("client.conf");
+    let dsacl = |args: &[&str]| {
+        let o = Command::new("samba-tool")
+            .arg("dsacl")
+            .args(args)
+            .arg("-H")
+            .arg(format!("ldap://{addr}"))
+            .arg("-s")
+            .arg(&conf)
+            .arg(format!("--simple-bind-dn={ADMIN}"))
+            .arg(format!("--password={PASSWORD}"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run samba-tool: {e}"));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "samba-tool dsacl {args:?}: {text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text
+    };
+    let sddl_of = |dn: &str| -> String {
+        let out = dsacl(&["get", &format!("--objectdn={dn}")]);
+        out.lines()
+            .find(|l| l.starts_with("O:"))
+            .unwrap_or_else(|| panic!("no descriptor in {out}"))
+            .to_string()
+    };
+    let users = "CN=Users,DC=samdom,DC=example,DC=com";
+    let guest = "CN=Guest,CN=Users,DC=samdom,DC=example,DC=com";
+    let before = sddl_of(users);
+    assert!(before.starts_with("O:DAG:DAD:AI("), "{before}");
+    // A delegation: reset passwords of the users below, granted to a helpdesk SID.
+    let ace = "(OA;CI;CR;00299570-246d-11d0-a768-00aa006e0529;bf967aba-0de6-11d0-a285-00aa003049e2;S-1-5-21-1-2-3-2000)";
+    dsacl(&[
+        "set",
+        &format!("--objectdn={users}"),
+        &format!("--sddl={ace}"),
+    ]);
+    let after = sddl_of(users);
+    assert!(after.contains(ace), "{after}");
+    // The rest of the descriptor is as it was.
+    assert_eq!(after.replacen(ace, "", 1), before);
+    // The children inherit it at once.
+    let inherited = ace.replacen("OA;CI;", "OA;CIID;", 1);
+    assert!(sddl_of(guest).contains(&inherited));
+    // Read back and written unchanged, a descriptor stays byte for byte the same.
+    dsacl(&[
+        "set",
+        &format!("--objectdn={users}"),
+        &format!("--sddl={ace}"),
+    ]);
+    assert_eq!(sddl_of(users), after);
+
+    // As AD: `*` leaves the descriptor out unless the SD flags control is sent; named, it
+    // comes whole.
+    let search = |attrs: &[&str]| -> String {
+        let mut c = Command::new("ldapsearch");
+        c.args(["-x", "-LLL", "-o", "ldif-wrap=no", "-H"])
+            .arg(format!("ldap://{addr}"))
+            .args(["-D", ADMIN, "-w", PASSWORD, "-s", "base", "-b", guest]);
+        let o = c.arg("(objectClass=*)").args(attrs).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let sd_value = |ldif: &str| -> Option<Vec<u8>> {
+        use base64::Engine;
+        ldif.lines()
+            .find_map(|l| l.strip_prefix("nTSecurityDescriptor:: "))
+            .map(|b| base64::engine::general_purpose::STANDARD.decode(b).unwrap())
+    };
+    assert!(sd_value(&search(&["*"])).is_none());
+    let whole = sd_value(&search(&["nTSecurityDescriptor"])).unwrap();
+    let sid = Sid::parse("S-1-5-21-1-2-3").unwrap();
+    let sd = SecurityDescriptor::from_bytes(&whole).unwrap();
+    assert!(sd.owner.is_some() && sd.dacl.is_some());
+    // With flags 4 (30 03 02 01 04: SEQUENCE { INTEGER 4 }, sent by python ldap3), `*`
+    // brings the DACL alone.
+    let script = format!(
+        "import ldap3, base64\n\
+         s = ldap3.Server('{addr}')\n\
+         c = ldap3.Connection(s, user='{ADMIN}', password='{PASSWORD}', auto_bind=True)\n\
+         c.search('{guest}', '(objectClass=*)', search_scope=ldap3.BASE, attributes=['*'],\n\
+             controls=[('1.2.840.113556.1.4.801', True, b'\\x30\\x03\\x02\\x01\\x04')])\n\
+         print(base64.b64encode(c.entries[0]['nTSecurityDescriptor'].raw_values[0]).decode())\n"
+    );
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let part = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .decode(String::from_utf8_lossy(&o.stdout).trim())
+            .unwrap()
+    };
+    let part = SecurityDescriptor::from_bytes(&part).unwrap();
+    assert!(part.owner.is_none() && part.group.is_none() && part.sacl.is_none());
+    assert_eq!(
+        part.dacl.map(|d| d.aces.len()),
+        sd.dacl.as_ref().map(|d| d.aces.len())
+    );
+    assert!(sd.to_sddl(&sid).unwrap().contains(&inherited));
+}
+
 #[test]
 fn samba_tool_binds_with_ntlm_and_seals_or_signs() {
     let (dir, _server, addr, _) = serve_domain();

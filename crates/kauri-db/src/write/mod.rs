@@ -388,6 +388,23 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         s
     }
 
+    fn is_descriptor_attr(&self, name: &str) -> bool {
+        self.cfg
+            .descriptor_attribute
+            .as_ref()
+            .is_some_and(|d| d.eq_ignore_ascii_case(name))
+    }
+
+    /// The descriptor stored under `id` ([`crate::descriptors`]).
+    pub fn descriptor(&self, id: u64) -> DbResult<Option<&[u8]>> {
+        crate::descriptors::get(&self.kv, id)
+    }
+
+    /// The id of a descriptor, stored now if it was not.
+    pub fn intern_descriptor(&mut self, value: &[u8]) -> DbResult<u64> {
+        crate::descriptors::intern(&mut self.kv, value)
+    }
+
     fn is_usn_attr(&self, name: &str) -> bool {
         self.cfg
             .usn_attributes
@@ -397,6 +414,20 @@ impl<'d, B: Backend> DbWrite<'d, B> {
 
     /// Normalizes values; two values with the same normalized form are an error.
     fn normalize(&mut self, attr: &str, values: Vec<Vec<u8>>) -> DbResult<Vec<OwnedValue>> {
+        let values = if self.is_descriptor_attr(attr) {
+            // Stored once in the descriptors table; the record holds the id.
+            let mut ids = Vec::with_capacity(values.len());
+            for v in values {
+                ids.push(
+                    crate::descriptors::intern(&mut self.kv, &v)?
+                        .to_be_bytes()
+                        .to_vec(),
+                );
+            }
+            ids
+        } else {
+            values
+        };
         let syn = self.syntax(attr);
         let mut out: Vec<OwnedValue> = Vec::with_capacity(values.len());
         let mut seen = Seen::default();
@@ -721,6 +752,23 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         read::dn_string(&self.kv, id)
     }
 
+    /// The parent id of a record (0 for a naming context head) as this transaction sees
+    /// it.
+    pub fn parent_of(&self, id: u64) -> DbResult<Option<u64>> {
+        Ok(read::node(&self.kv, id)?.map(|(p, _)| p))
+    }
+
+    /// The naming contexts (ids and DN texts) as this transaction sees them.
+    pub fn naming_contexts(&self) -> DbResult<Vec<(u64, String)>> {
+        let mut out = Vec::new();
+        for id in read::children(&self.kv, 0)? {
+            if let Some((_, name)) = read::node(&self.kv, id)? {
+                out.push((id, name.to_string()));
+            }
+        }
+        Ok(out)
+    }
+
     /// The RDN text of a record as this transaction sees it (one key read).
     pub fn rdn_string(&self, id: u64) -> DbResult<Option<String>> {
         Ok(read::node(&self.kv, id)?.map(|(_, rdn)| rdn.to_string()))
@@ -924,8 +972,27 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.op(|w| w.modify_inner(dn, mods, true))
     }
 
+    /// [`DbWrite::modify`] of the entry with record id `id`: for passes over many
+    /// entries (descriptor propagation) that know ids, not DNs.
+    pub fn modify_by_id(&mut self, id: u64, mods: &[Modification]) -> DbResult<()> {
+        self.flush_deferred()?;
+        let dn = Dn::parse(&read::dn_string(&self.kv, id)?)
+            .map_err(|e| DbError::corrupt(format!("stored DN of {id}: {e}")))?;
+        self.op(|w| w.modify_id(id, &dn, mods, false))
+    }
+
     fn modify_inner(&mut self, dn: &Dn, mods: &[Modification], permissive: bool) -> DbResult<()> {
         let id = self.resolve(dn)?;
+        self.modify_id(id, dn, mods, permissive)
+    }
+
+    fn modify_id(
+        &mut self,
+        id: u64,
+        dn: &Dn,
+        mods: &[Modification],
+        permissive: bool,
+    ) -> DbResult<()> {
         let (old, stored) = self.load_stored(id)?;
         let mut new = old.clone();
         let mut touched = BTreeSet::new();

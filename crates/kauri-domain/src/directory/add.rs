@@ -808,6 +808,28 @@ impl<B: Backend> Directory<B> {
                 }
             }
         }
+        if self.domain().is_some() {
+            let supplied = attrs
+                .take("nTSecurityDescriptor")
+                .and_then(|v| v.into_iter().next())
+                .map(|v| supplied_descriptor(&v, system, self.domain().as_deref()))
+                .transpose()?;
+            let parent = if naming_context {
+                None
+            } else {
+                dn.parent().map(|p| w.id_of(&p)).transpose()?.flatten()
+            };
+            let sd = self.new_descriptor(
+                w,
+                snap,
+                &req.caller,
+                &dn,
+                &set.structural,
+                parent,
+                supplied.as_ref(),
+            )?;
+            attrs.set("nTSecurityDescriptor", vec![sd]);
+        }
         let schema_object = self.schema_object(&dn, &set, &attrs)?;
         let entry = attrs.into_entry(dn);
         let id = if naming_context {
@@ -1416,6 +1438,29 @@ mod subnet_tests {
                 Err(34),
                 "{bad}"
             );
+        }
+    }
+}
+
+/// A descriptor given with an add: the binary form, or (from the server itself, which
+/// provisions some objects with AD's fixed descriptors) SDDL text.
+fn supplied_descriptor(
+    value: &[u8],
+    system: bool,
+    domain: Option<&super::DomainInfo>,
+) -> DirResult<crate::security::SecurityDescriptor> {
+    use crate::security::SecurityDescriptor;
+    match SecurityDescriptor::from_bytes(value) {
+        Ok(sd) => Ok(sd),
+        Err(e) => {
+            let text = std::str::from_utf8(value).ok().filter(|_| system);
+            match (text, domain) {
+                (Some(t), Some(d)) => SecurityDescriptor::from_sddl(t, &d.sid)
+                    .map_err(|e| DirError::Other(format!("provisioned descriptor: {e}"))),
+                _ => Err(DirError::ConstraintViolation(format!(
+                    "0000207D: nTSecurityDescriptor: {e}"
+                ))),
+            }
         }
     }
 }

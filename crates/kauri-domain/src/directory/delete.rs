@@ -443,6 +443,10 @@ impl<B: Backend> Directory<B> {
                 ),
             ],
         )?;
+        // A moved object inherits from its new parent, and its subtree after it.
+        if new_parent.is_some_and(|p| Some(p) != dn.parent().as_ref()) {
+            self.reinherit_moved(w, id)?;
+        }
         Ok(())
     }
 

@@ -16,6 +16,7 @@ mod check;
 pub mod classes;
 mod credentials;
 mod delete;
+pub mod descriptors;
 pub mod error;
 mod info;
 pub mod kdc;
@@ -86,6 +87,9 @@ pub enum Change {
         mods: Vec<Modification>,
         /// Adding a present or deleting an absent value is not an error.
         permissive: bool,
+        /// The SD flags control: which parts of `nTSecurityDescriptor` a value written
+        /// replaces (every part when `None`).
+        sd_flags: Option<u32>,
     },
     /// Delete an entry (leaving a tombstone in a domain); `tree` is the tree-delete
     /// control.
@@ -143,6 +147,7 @@ impl Request {
                 dn,
                 mods,
                 permissive,
+                sd_flags: None,
             },
         }
     }
@@ -163,6 +168,8 @@ pub struct Directory<B: Backend> {
     crypt_schemes: RwLock<CryptSchemes>,
     /// Password hashes computed before their changes reached the writer.
     prepared: prepared::Prepared,
+    /// Parsed security descriptors and inheritance results.
+    descriptors: descriptors::DescriptorCache,
 }
 
 impl<B: Backend> Directory<B> {
@@ -178,6 +185,7 @@ impl<B: Backend> Directory<B> {
             bind_facts: Mutex::new(None),
             crypt_schemes: RwLock::new(CryptSchemes::default()),
             prepared: prepared::Prepared::new(),
+            descriptors: descriptors::DescriptorCache::default(),
         };
         dir.rediscover()?;
         Ok(dir)
@@ -258,12 +266,14 @@ impl<B: Backend> Directory<B> {
                 dn,
                 mods,
                 permissive,
+                ..
             } if plain => self.modify_plain(w, req, &snap, dn, mods, *permissive),
             Change::Modify {
                 dn,
                 mods,
                 permissive,
-            } => self.modify(w, req, &snap, dn, mods, *permissive),
+                sd_flags,
+            } => self.modify(w, req, &snap, dn, mods, *permissive, *sd_flags),
             // Deletes and renames take the plain path themselves when there is no domain.
             Change::Delete { dn, tree } => self.delete(w, req, dn, *tree, None),
             Change::DeleteTreeStep { dn, step } => self.delete(w, req, dn, true, Some(*step)),
@@ -353,6 +363,7 @@ impl<B: Backend> Directory<B> {
         };
         self.db.replace_config_stored((*p.config).clone())?;
         *self.schema.write() = p.snap;
+        self.descriptors.schema_changed();
         Ok(())
     }
 

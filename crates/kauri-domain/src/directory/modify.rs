@@ -23,6 +23,7 @@ use super::{is_tombstone, no_such_object, now_secs, Directory, Request};
 
 impl<B: Backend> Directory<B> {
     /// Applies a modify request (see the module docs).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn modify(
         &self,
         w: &mut DbWrite<'_, B>,
@@ -31,6 +32,7 @@ impl<B: Backend> Directory<B> {
         dn: &Dn,
         mods: &[Modification],
         permissive: bool,
+        sd_flags: Option<u32>,
     ) -> DirResult<()> {
         // AD refuses a modify that changes nothing before it looks for the object.
         if mods.is_empty() && !req.caller.is_system() {
@@ -69,6 +71,7 @@ impl<B: Backend> Directory<B> {
             .rdn()
             .and_then(|r| r.avas().first())
             .map(|a| a.attr.to_ascii_lowercase());
+        let mut descriptor_written = false;
         for m in mods {
             let def = attribute_def(schema, &m.attr)?;
             let name = def.ldap_name.clone();
@@ -147,6 +150,26 @@ impl<B: Backend> Directory<B> {
                 return Err(DirError::ConstraintViolation(
                     "00002037: instanceType is set when the object is created".into(),
                 ));
+            }
+            if lower == "ntsecuritydescriptor" {
+                let value = match (m.op, m.values.as_slice()) {
+                    (ModifyOp::Replace | ModifyOp::Add, [v]) => v,
+                    _ => {
+                        return Err(DirError::UnwillingToPerform(
+                            "0000207D: nTSecurityDescriptor is replaced by one value; it \
+                             cannot be removed"
+                                .into(),
+                        ))
+                    }
+                };
+                let sd = self.written_descriptor(w, snap, id, value, sd_flags)?;
+                descriptor_written = true;
+                out.push(Modification {
+                    op: ModifyOp::Replace,
+                    attr: name,
+                    values: vec![sd],
+                });
+                continue;
             }
             if is_password_attr(&name) {
                 passwords.push(Modification {
@@ -398,6 +421,9 @@ impl<B: Backend> Directory<B> {
         }
         if schema_object {
             self.update_definition(w, id, dn, renamed_from.as_deref())?;
+        }
+        if descriptor_written {
+            self.propagate_below(w, id)?;
         }
         Ok(())
     }

@@ -305,6 +305,7 @@ impl<B: Backend> Directory<B> {
             apply(
                 &mut w,
                 Change::Modify {
+                    sd_flags: None,
                     dn: holder.clone(),
                     mods: vec![Modification::new(ModifyOp::Replace, attr, &[&ntds_text])],
                     permissive: false,

@@ -24,6 +24,12 @@ pub trait View {
 
     /// The ids of a record's children.
     fn children(&self, id: u64) -> DirResult<Vec<u64>>;
+    /// The id of the descriptor object `id` stores, if it has one.
+    fn descriptor_id_of(&self, id: u64) -> DirResult<Option<u64>>;
+    /// The descriptor stored under `sd_id`.
+    fn descriptor_bytes(&self, sd_id: u64) -> DirResult<Option<Vec<u8>>>;
+    /// The parent of object `id` (0 above a naming context head).
+    fn parent_id(&self, id: u64) -> DirResult<Option<u64>>;
 
     /// The value of a record's RDN (`samdom.example.com` of `DC=samdom.example.com,…`),
     /// without building its whole DN where the transaction allows it.
@@ -69,9 +75,26 @@ pub trait View {
     }
 }
 
+/// Whether `attr` is the attribute whose values the database stores once each, records
+/// holding their ids ([`kauri_db::descriptors`]).
+fn is_descriptor(attr: &str) -> bool {
+    attr.eq_ignore_ascii_case(super::descriptors::SD_ATTR)
+}
+
 /// Both transaction kinds read the same way; only their types differ.
 macro_rules! view_impl {
     ($t:ident) => {
+        impl<B: Backend> ValueOf for $t<'_, B> {
+            fn value_of(&self, raw: &[u8], descriptor: bool) -> Option<Vec<u8>> {
+                if descriptor {
+                    let id = kauri_db::descriptors::id_of_stored(raw)?;
+                    self.descriptor(id).ok().flatten().map(<[u8]>::to_vec)
+                } else {
+                    Some(raw.to_vec())
+                }
+            }
+        }
+
         impl<B: Backend> View for $t<'_, B> {
             fn id_of(&self, dn: &Dn) -> DirResult<Option<u64>> {
                 Ok(self.lookup(dn)?.filter(|id| *id != 0))
@@ -91,9 +114,14 @@ macro_rules! view_impl {
                 let Some(rec) = self.record(id)? else {
                     return Ok(Vec::new());
                 };
+                let descriptor = is_descriptor(attr);
                 Ok(rec
                     .attr(aid)
-                    .map(|a| a.values().map(|v| v.raw.to_vec()).collect())
+                    .map(|a| {
+                        a.values()
+                            .filter_map(|v| self.value_of(v.raw, descriptor))
+                            .collect()
+                    })
                     .unwrap_or_default())
             }
 
@@ -147,9 +175,14 @@ macro_rules! view_impl {
                 Ok(attrs
                     .iter()
                     .map(|a| {
+                        let descriptor = is_descriptor(a);
                         self.stored_attr_id(a)
                             .and_then(|aid| rec.attr(aid))
-                            .map(|at| at.values().map(|v| v.raw.to_vec()).collect())
+                            .map(|at| {
+                                at.values()
+                                    .filter_map(|v| self.value_of(v.raw, descriptor))
+                                    .collect()
+                            })
                             .unwrap_or_default()
                     })
                     .collect())
@@ -159,8 +192,34 @@ macro_rules! view_impl {
                 // The transaction's own method, not this one.
                 Ok($t::children(self, id)?)
             }
+
+            fn descriptor_id_of(&self, id: u64) -> DirResult<Option<u64>> {
+                let Some(aid) = self.stored_attr_id(super::descriptors::SD_ATTR) else {
+                    return Ok(None);
+                };
+                let Some(rec) = self.record(id)? else {
+                    return Ok(None);
+                };
+                Ok(rec
+                    .attr(aid)
+                    .and_then(|a| a.values().next())
+                    .and_then(|v| kauri_db::descriptors::id_of_stored(v.raw)))
+            }
+
+            fn descriptor_bytes(&self, sd_id: u64) -> DirResult<Option<Vec<u8>>> {
+                Ok(self.descriptor(sd_id)?.map(<[u8]>::to_vec))
+            }
+
+            fn parent_id(&self, id: u64) -> DirResult<Option<u64>> {
+                Ok(self.parent_of(id)?)
+            }
         }
     };
+}
+
+/// A stored value as readers see it: a descriptor's id turned into the descriptor.
+trait ValueOf {
+    fn value_of(&self, raw: &[u8], descriptor: bool) -> Option<Vec<u8>>;
 }
 
 view_impl!(DbWrite);

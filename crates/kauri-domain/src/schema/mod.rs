@@ -865,6 +865,9 @@ impl Schema {
         }
         config.schema = map;
         config.dn_attributes = vec!["distinguishedname".to_string()];
+        if self.attribute("nTSecurityDescriptor").is_some() {
+            config.descriptor_attribute = Some("nTSecurityDescriptor".to_string());
+        }
         config.indexes.clear();
         for a in &self.attributes {
             let syn = syntax::kauri_syntax(a);

@@ -342,6 +342,20 @@ pub enum Layout {
     OwnerFirst,
 }
 
+/// The parts of a descriptor the SD flags control names (LDAP_SERVER_SD_FLAGS_OID).
+pub mod sd_flags {
+    /// OWNER_SECURITY_INFORMATION.
+    pub const OWNER: u32 = 0x1;
+    /// GROUP_SECURITY_INFORMATION.
+    pub const GROUP: u32 = 0x2;
+    /// DACL_SECURITY_INFORMATION.
+    pub const DACL: u32 = 0x4;
+    /// SACL_SECURITY_INFORMATION.
+    pub const SACL: u32 = 0x8;
+    /// Every part.
+    pub const ALL: u32 = 0xF;
+}
+
 /// A security descriptor: owner, group, SACL and DACL, and the control bits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SecurityDescriptor {
@@ -411,6 +425,38 @@ impl SecurityDescriptor {
             sacl,
             dacl,
         })
+    }
+
+    /// The parts named by SD flags (MS-ADTS 3.1.1.3.4.1.11: owner 1, group 2, DACL 4,
+    /// SACL 8): what a read with the SD flags control returns, the others absent with
+    /// their control bits cleared.
+    pub fn only(&self, flags: u32) -> SecurityDescriptor {
+        let mut out = self.clone();
+        if flags & sd_flags::OWNER == 0 {
+            out.owner = None;
+            out.control &= !control::SE_OWNER_DEFAULTED;
+        }
+        if flags & sd_flags::GROUP == 0 {
+            out.group = None;
+            out.control &= !control::SE_GROUP_DEFAULTED;
+        }
+        if flags & sd_flags::DACL == 0 {
+            out.dacl = None;
+            out.control &= !(control::SE_DACL_PRESENT
+                | control::SE_DACL_DEFAULTED
+                | control::SE_DACL_AUTO_INHERITED
+                | control::SE_DACL_PROTECTED
+                | control::SE_DACL_AUTO_INHERIT_REQ);
+        }
+        if flags & sd_flags::SACL == 0 {
+            out.sacl = None;
+            out.control &= !(control::SE_SACL_PRESENT
+                | control::SE_SACL_DEFAULTED
+                | control::SE_SACL_AUTO_INHERITED
+                | control::SE_SACL_PROTECTED
+                | control::SE_SACL_AUTO_INHERIT_REQ);
+        }
+        out
     }
 
     /// The self-relative form in Windows' layout (SACL, DACL, owner, group).

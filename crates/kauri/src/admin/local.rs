@@ -287,6 +287,7 @@ fn to_change(op: Op) -> OpResult<Change> {
             Change::Add(e)
         }
         Op::Modify { dn, mods } => Change::Modify {
+            sd_flags: None,
             dn: parse_dn(&dn)?,
             mods,
             permissive: false,

@@ -714,6 +714,7 @@ fn set_password(dir: &Directory<LmdbBackend>, dn: &str, password: &str) -> Resul
             caller: Caller::System,
             encrypted: true,
             change: Change::Modify {
+                sd_flags: None,
                 dn,
                 mods: vec![kauri_db::Modification {
                     op: kauri_db::ModifyOp::Replace,
