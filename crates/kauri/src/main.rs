@@ -2,6 +2,7 @@
 //! LDIF, database care, backups and benchmarks.
 
 mod admin;
+mod audit_cmd;
 mod backup;
 mod bench_admin;
 mod bench_auth;
@@ -134,6 +135,9 @@ enum Command {
         #[command(subcommand)]
         what: admin::dns::DnsCommand,
     },
+    /// The audit log: every authentication and change, with Windows event IDs, read
+    /// back and filtered (or followed as it is written).
+    Audit(audit_cmd::AuditOptions),
     /// Contacts.
     Contact {
         #[command(flatten)]
@@ -403,6 +407,17 @@ enum BenchCommand {
         #[arg(long)]
         keep: bool,
         /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The audit log's writer: events per second into a file in a temporary folder with
+    /// the default settings, flooded (what drops when the queue is full) and paced (what
+    /// it sustains without dropping).
+    Audit {
+        /// Events to log.
+        #[arg(long, default_value_t = 1_000_000)]
+        events: u64,
+        /// Print the report as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -728,6 +743,12 @@ fn run() -> Result<()> {
             print_reports(json, &[report], bench_admin::markdown)?;
         }
         Command::Bench {
+            what: BenchCommand::Audit { events, json },
+        } => {
+            let reports = audit_cmd::bench(events)?;
+            print_reports(json, &reports, audit_cmd::markdown)?;
+        }
+        Command::Bench {
             what:
                 BenchCommand::DbQueries {
                     dir,
@@ -773,6 +794,7 @@ fn run() -> Result<()> {
         Command::Dns { target, json, what } => {
             admin::dns::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
+        Command::Audit(opts) => audit_cmd::run(&opts)?,
         Command::Contact { target, json, what } => {
             admin::contact::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
