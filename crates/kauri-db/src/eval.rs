@@ -482,6 +482,82 @@ pub fn eval(
     res: &dyn AttrNames,
     dn_avas: &mut dyn FnMut() -> DnAvas,
 ) -> Tri {
+    eval_in(c, id, rec, cfg, res, dn_avas, None)
+}
+
+/// [`eval`] for a reader who may not read some attributes of this record: an assertion
+/// on an attribute `hidden` names is false, as if the attribute did not exist (MS-ADTS
+/// 3.1.1.4.3), so a filter reveals nothing the reader could not read. Linked-attribute
+/// equality (compiled to the matching ids) is not masked.
+pub fn eval_hiding(
+    c: &Compiled,
+    id: u64,
+    rec: &RecordView<'_>,
+    cfg: &DbConfig,
+    res: &dyn AttrNames,
+    dn_avas: &mut dyn FnMut() -> DnAvas,
+    hidden: &dyn Fn(u32) -> bool,
+) -> Tri {
+    eval_in(c, id, rec, cfg, res, dn_avas, Some(hidden))
+}
+
+impl Compiled {
+    /// The attribute ids the filter asserts on (each once, in no particular order).
+    pub fn attributes(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.collect_attributes(&mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn collect_attributes(&self, out: &mut Vec<u32>) {
+        match self {
+            Compiled::And(cs) | Compiled::Or(cs) => {
+                for c in cs {
+                    c.collect_attributes(out);
+                }
+            }
+            Compiled::Not(c) => c.collect_attributes(out),
+            Compiled::Eq { attr, .. }
+            | Compiled::Ge { attr, .. }
+            | Compiled::Le { attr, .. }
+            | Compiled::Sub { attr, .. }
+            | Compiled::Present { attr }
+            | Compiled::Ext { attr, .. }
+            | Compiled::LinkPresent { attr } => out.push(*attr),
+            Compiled::ExtDn { attr: Some(a), .. } => out.push(*a),
+            _ => {}
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn eval_in(
+    c: &Compiled,
+    id: u64,
+    rec: &RecordView<'_>,
+    cfg: &DbConfig,
+    res: &dyn AttrNames,
+    dn_avas: &mut dyn FnMut() -> DnAvas,
+    hidden: Option<&dyn Fn(u32) -> bool>,
+) -> Tri {
+    let is_hidden = |attr: &u32| hidden.is_some_and(|h| h(*attr));
+    match c {
+        Compiled::Eq { attr, .. }
+        | Compiled::Ge { attr, .. }
+        | Compiled::Le { attr, .. }
+        | Compiled::Sub { attr, .. }
+        | Compiled::Present { attr }
+        | Compiled::Ext { attr, .. }
+        | Compiled::LinkPresent { attr }
+            if is_hidden(attr) =>
+        {
+            return Tri::False
+        }
+        Compiled::ExtDn { attr: Some(a), .. } if is_hidden(a) => return Tri::False,
+        _ => {}
+    }
     match c {
         Compiled::True => Tri::True,
         Compiled::False => Tri::False,
@@ -489,7 +565,7 @@ pub fn eval(
         Compiled::And(cs) => {
             let mut out = Tri::True;
             for x in cs {
-                match eval(x, id, rec, cfg, res, dn_avas) {
+                match eval_in(x, id, rec, cfg, res, dn_avas, hidden) {
                     Tri::False => return Tri::False,
                     Tri::Undefined => out = Tri::Undefined,
                     Tri::True => {}
@@ -500,7 +576,7 @@ pub fn eval(
         Compiled::Or(cs) => {
             let mut out = Tri::False;
             for x in cs {
-                match eval(x, id, rec, cfg, res, dn_avas) {
+                match eval_in(x, id, rec, cfg, res, dn_avas, hidden) {
                     Tri::True => return Tri::True,
                     Tri::Undefined => out = Tri::Undefined,
                     Tri::False => {}
@@ -508,7 +584,7 @@ pub fn eval(
             }
             out
         }
-        Compiled::Not(x) => match eval(x, id, rec, cfg, res, dn_avas) {
+        Compiled::Not(x) => match eval_in(x, id, rec, cfg, res, dn_avas, hidden) {
             Tri::True => Tri::False,
             Tri::False => Tri::True,
             Tri::Undefined => Tri::Undefined,

@@ -20,7 +20,7 @@ use crate::db::T_ENTRIES;
 use crate::dn::Dn;
 use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
-use crate::eval::{avas_of_rdns, compile, eval, Compiled, Tri};
+use crate::eval::{avas_of_rdns, compile, eval, eval_hiding, Compiled, Tri};
 use crate::filter::Filter;
 use crate::keys::read_u64_be;
 use crate::plan::{intersect, Explain, IdList, Outcome, Planner};
@@ -67,6 +67,18 @@ impl SearchRequest {
         }
     }
 }
+
+/// What a reader may see of a record ([`DbRead::advance_seen`]).
+#[derive(Debug, Clone)]
+pub enum Sight {
+    /// The record is not there for this reader.
+    Invisible,
+    /// Every attribute is.
+    Whole,
+    /// The attributes with these ids (sorted) are not.
+    Partly(std::sync::Arc<[u32]>),
+}
+
 
 /// One matching entry, handed to the search callback.
 pub struct Hit<'s> {
@@ -144,6 +156,12 @@ impl SearchCursor {
     /// The plan that produced the candidates.
     pub fn explain(&self) -> &Explain {
         &self.explain
+    }
+
+    /// The attribute ids the filter asserts on (an access check masks those the
+    /// reader may not read).
+    pub fn filter_attributes(&self) -> Vec<u32> {
+        self.compiled.attributes()
     }
 
     /// Candidates tested so far.
@@ -375,11 +393,25 @@ impl<'d, B: Backend> DbRead<'d, B> {
         &self,
         cursor: &mut SearchCursor,
         max_candidates: usize,
+        f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
+    ) -> DbResult<bool> {
+        self.advance_seen(cursor, max_candidates, &mut |_, _| Ok(Sight::Whole), f)
+    }
+
+    /// [`DbRead::advance`] for a reader who may not see every record or attribute:
+    /// `sight` says, before the filter is tested, whether the record is visible and which
+    /// attributes the filter must treat as absent ([`crate::eval::eval_hiding`]).
+    pub fn advance_seen(
+        &self,
+        cursor: &mut SearchCursor,
+        max_candidates: usize,
+        sight: &mut dyn FnMut(u64, &RecordView<'_>) -> DbResult<Sight>,
         mut f: impl FnMut(Hit<'_>) -> DbResult<ControlFlow<()>>,
     ) -> DbResult<bool> {
         let cfg = &self.cfg;
         let compiled = &cursor.compiled;
         let mut test = |id: u64, rec: RecordView<'_>| -> DbResult<Option<ControlFlow<()>>> {
+            let seen = sight(id, &rec)?;
             let mut dn_avas = || {
                 let mut names = Vec::new();
                 let mut cur = id;
@@ -394,7 +426,15 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 }
                 avas_of_rdns(names.into_iter())
             };
-            if eval(compiled, id, &rec, cfg, self, &mut dn_avas) != Tri::True {
+            let matched = match &seen {
+                Sight::Invisible => return Ok(None),
+                Sight::Whole => eval(compiled, id, &rec, cfg, self, &mut dn_avas),
+                Sight::Partly(hidden) => {
+                    let hides = |a: u32| hidden.binary_search(&a).is_ok();
+                    eval_hiding(compiled, id, &rec, cfg, self, &mut dn_avas, &hides)
+                }
+            };
+            if matched != Tri::True {
                 return Ok(None);
             }
             f(Hit { id, record: rec }).map(Some)

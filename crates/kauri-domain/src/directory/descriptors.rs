@@ -448,8 +448,21 @@ impl<B: Backend> Directory<B> {
                 let class = structural_class(w, &snap, id)?;
                 let dn = Dn::parse(&w.dn_of(id)?)
                     .map_err(|e| DirError::Other(format!("stored DN of {id}: {e}")))?;
-                let bytes =
-                    self.new_descriptor(w, &snap, &Caller::System, &dn, &class, parent, None)?;
+                // The objects AD provisions with descriptors of their own get those.
+                let explicit = match self.domain() {
+                    Some(d) => crate::provision::descriptors::explicit_sddl(&dn, &d.domain_dn)
+                        .and_then(|t| SecurityDescriptor::from_sddl(&t, &d.sid).ok()),
+                    None => None,
+                };
+                let bytes = self.new_descriptor(
+                    w,
+                    &snap,
+                    &Caller::System,
+                    &dn,
+                    &class,
+                    parent,
+                    explicit.as_ref(),
+                )?;
                 write_descriptor(w, id, bytes)?;
                 given += 1;
             }
@@ -481,7 +494,7 @@ fn class_guid(snap: &SchemaSnapshot, class: &str) -> Guid {
 }
 
 /// The most specific structural class of a stored object.
-fn structural_class<V: View + ?Sized>(v: &V, snap: &SchemaSnapshot, id: u64) -> DirResult<String> {
+pub(crate) fn structural_class<V: View + ?Sized>(v: &V, snap: &SchemaSnapshot, id: u64) -> DirResult<String> {
     let classes = v.values(id, "objectClass")?;
     let mut best: Option<String> = None;
     for c in classes.iter().rev() {

@@ -154,6 +154,11 @@ impl<B: Backend> Directory<B> {
             if lower == "ntsecuritydescriptor" {
                 let value = match (m.op, m.values.as_slice()) {
                     (ModifyOp::Replace | ModifyOp::Add, [v]) => v,
+                    (ModifyOp::Add, []) => {
+                        return Err(DirError::ConstraintViolation(
+                            "0000207D: nTSecurityDescriptor: a descriptor must be given".into(),
+                        ))
+                    }
                     _ => {
                         return Err(DirError::UnwillingToPerform(
                             "0000207D: nTSecurityDescriptor is replaced by one value; it \

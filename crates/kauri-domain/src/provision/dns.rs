@@ -72,5 +72,7 @@ pub fn dns_partition_entries(
                 .dn("msDS-NC-Replica-Locations", p.ntds),
         )?;
     }
-    Ok(tree.finish())
+    let mut out = tree.finish();
+    super::descriptors::attach(&mut out, p.domain);
+    Ok(out)
 }

@@ -19,6 +19,7 @@
 mod build;
 mod configuration;
 mod dc;
+pub mod descriptors;
 mod dns;
 mod layout;
 mod principals;
@@ -156,7 +157,9 @@ pub fn entries(
     dc::settings(&mut tree, &names)?;
     configuration::partitions(&mut tree, &names)?;
     schema_objects::add(&mut tree, &names, schema)?;
-    Ok(tree.finish())
+    let mut out = tree.finish();
+    descriptors::attach(&mut out, &domain_dn(&params.realm));
+    Ok(out)
 }
 
 /// The objects of a DC joining an existing domain (a restored DC is one): its computer
@@ -172,7 +175,9 @@ pub fn dc_entries(
     let mut tree = build::Tree::new(schema);
     dc::account(&mut tree, &names, params, spec)?;
     dc::settings(&mut tree, &names)?;
-    Ok(tree.finish())
+    let mut out = tree.finish();
+    descriptors::attach(&mut out, &domain_dn(&params.realm));
+    Ok(out)
 }
 
 /// Reads a schema back from Schema NC entries (`attributeSchema` and
