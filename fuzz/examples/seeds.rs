@@ -1369,6 +1369,65 @@ fn krb_seeds(c: &mut Corpus) {
     kdc_seeds(c);
 }
 
+/// Security descriptors: every distinct `defaultSecurityDescriptor` of the schema
+/// (Microsoft's, from Debian's samba-ad-provision, when installed), as SDDL and in both
+/// binary layouts, and a few forms the schema does not use.
+fn security_seeds(c: &mut Corpus) {
+    use kauri_domain::security::descriptor::Layout;
+    use kauri_domain::security::SecurityDescriptor;
+    let dom = Sid::parse("S-1-5-21-2457507606-2709100691-398136650").expect("a SID");
+    let (schema, _) = Schema::load_default();
+    let mut texts: Vec<String> = schema
+        .classes()
+        .filter_map(|c| c.default_security_descriptor.clone())
+        .collect();
+    texts.sort();
+    texts.dedup();
+    texts.extend(
+        [
+            "D:NO_ACCESS_CONTROL",
+            "D:S:",
+            "O:BAG:BAD:P(A;CIOI;GRGX;;;BU)(A;CIOI;GA;;;BA)(A;CIOI;GA;;;SY)(A;CIOI;GA;;;CO)\
+             S:P(AU;FA;GR;;;WD)",
+            "O:S-1-5-21-1-2-3-512G:S-1-0x123456789abc-7D:PARAI(D;NP;0x1200a9;;;LA)\
+             (A; OICI ;FA;;; S-1-5-32-544)(OD;IOID;CR;ab721a53-1e2f-11d0-9819-00aa0040529b;;PS)",
+            "D:(OA;CIIO;SW;9b026da6-0d3c-465c-8bee-5199d7165cba;\
+             bf967a86-0de6-11d0-a285-00aa003049e2;CO)(A;;KA;;;OW)(A;;01234567;;;AN)",
+            "S:AI(OU;CIIDSA;WP;f30e3bbe-9ff0-11d1-b603-0000f80367c1;\
+             bf967aa5-0de6-11d0-a285-00aa003049e2;WD)(AU;FA;0xffffffff;;;EA)",
+        ]
+        .map(String::from),
+    );
+    for text in &texts {
+        c.add("sddl", text.as_str());
+        let Ok(sd) = SecurityDescriptor::from_sddl(text, &dom) else {
+            continue;
+        };
+        for layout in [Layout::Windows, Layout::OwnerFirst] {
+            if let Ok(bytes) = sd.to_bytes_in(layout) {
+                c.add("security_descriptor", bytes);
+            }
+        }
+    }
+    // An ACE type SDDL has no letters for (a mandatory label, 0x11), kept as raw bytes.
+    let mut sd = SecurityDescriptor::from_sddl("O:SYD:(A;;RP;;;WD)S:", &dom).expect("SDDL");
+    let mut body = vec![1, 0, 0, 0];
+    body.extend_from_slice(&Sid::parse("S-1-16-8192").expect("a SID").to_bytes());
+    let label = kauri_domain::security::Ace::new(
+        kauri_domain::security::AceKind::Unknown {
+            ace_type: 0x11,
+            body,
+        },
+        0,
+        0,
+        Sid::parse("S-1-0-0").expect("a SID"),
+    );
+    if let Some(sacl) = sd.sacl.as_mut() {
+        sacl.aces.push(label);
+    }
+    c.add("security_descriptor", sd.to_bytes().expect("writes"));
+}
+
 fn main() {
     let root = std::env::args().nth(1).unwrap_or_else(|| "corpus".into());
     let mut c = Corpus {
@@ -1427,5 +1486,6 @@ fn main() {
     cldap_seeds(&mut c);
     store_seeds(&mut c);
     krb_seeds(&mut c);
+    security_seeds(&mut c);
     c.write().expect("writing the corpus");
 }

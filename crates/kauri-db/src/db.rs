@@ -271,6 +271,12 @@ impl<B: Backend> Db<B> {
         DbWrite::new(self)
     }
 
+    /// The highest USN this process has committed (no store read: what another process
+    /// committed is not seen). A cheap "has anything changed here" for caches.
+    pub fn local_usn(&self) -> u64 {
+        self.highest_usn.load(Ordering::Acquire)
+    }
+
     /// The highest USN whose transaction has committed. It is raised only after the commit,
     /// so a reader never sees a USN before the data it covers; what another process (an
     /// admin tool on the same folder) committed is read from the store.

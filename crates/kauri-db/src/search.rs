@@ -79,7 +79,6 @@ pub enum Sight {
     Partly(std::sync::Arc<[u32]>),
 }
 
-
 /// One matching entry, handed to the search callback.
 pub struct Hit<'s> {
     /// Record id.

@@ -95,6 +95,15 @@ impl Sid {
         })
     }
 
+    /// A `S-1-5-<subs>` SID of the NT authority (Network S-1-5-2, This Organization
+    /// S-1-5-15, …).
+    pub fn nt_authority(subs: &[u32]) -> Sid {
+        Sid {
+            authority: 5,
+            subs: subs.to_vec(),
+        }
+    }
+
     /// A `S-1-5-32-<rid>` SID of the Builtin domain (Administrators, Users, …).
     pub fn builtin(rid: u32) -> Sid {
         Sid {

@@ -127,8 +127,12 @@ fn new_objects_get_their_class_default_and_parent_aces() {
         id: admin_id,
         dn: format!("CN=Administrator,{users}"),
         sid: Some(user_sid.clone()),
-        groups: vec![Sid::parse(&format!("{SID}-513")).unwrap()],
-        admin: true,
+        // Account Operators may create users in an OU (its class default says so).
+        groups: vec![
+            Sid::parse(&format!("{SID}-513")).unwrap(),
+            Sid::parse("S-1-5-32-548").unwrap(),
+        ],
+        admin: false,
     });
     apply(&dir, creator, Change::Add(user("alice", &staff))).unwrap();
     let alice = sd_of(&dir, &format!("CN=alice,{staff}"));

@@ -112,13 +112,28 @@ fn id_of(dir: &Directory<MemBackend>, d: &str) -> u64 {
     dir.db().read().unwrap().lookup(&dn(d)).unwrap().unwrap()
 }
 
+/// The caller an account is after a bind: its SID and its token's groups.
 fn account(dir: &Directory<MemBackend>, d: &str) -> Caller {
+    let id = id_of(dir, d);
+    let r = dir.db().read().unwrap();
+    let sid = r
+        .values(id, "objectSid")
+        .unwrap()
+        .first()
+        .map(|b| Sid::from_bytes(b).unwrap());
+    let domain = dir.domain().unwrap();
+    let groups: Vec<Sid> = token_groups(&r, &domain, id)
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    let admin = kauri_domain::directory::is_admin_token(&groups, &domain.sid);
     Caller::Account(Account {
-        id: id_of(dir, d),
+        id,
         dn: d.to_string(),
-        sid: None,
-        groups: Vec::new(),
-        admin: false,
+        sid,
+        groups,
+        admin,
     })
 }
 
@@ -329,14 +344,7 @@ fn schema_rules_give_ads_result_codes() {
 }
 
 fn admin_account(dir: &Directory<MemBackend>) -> Caller {
-    let d = format!("CN=Administrator,CN=Users,{DOMAIN}");
-    Caller::Account(Account {
-        id: id_of(dir, &d),
-        dn: d,
-        sid: None,
-        groups: Vec::new(),
-        admin: true,
-    })
+    account(dir, &format!("CN=Administrator,CN=Users,{DOMAIN}"))
 }
 
 #[test]

@@ -234,10 +234,12 @@ impl Kdc {
             }
         };
         let sname = req.req_body.sname.clone();
+        let started = std::time::Instant::now();
         let result = match kind {
             KdcKind::As => self.as_exchange(&req, peer).await,
             KdcKind::Tgs => self.tgs_exchange(&req).await,
         };
+        self.audit(kind, &req, &result, peer, started.elapsed());
         Some(match result {
             Ok(reply) => reply,
             Err(r) => {
@@ -245,6 +247,60 @@ impl Kdc {
                 self.error(&r, sname.as_ref())
             }
         })
+    }
+}
+
+impl Kdc {
+    /// Logs a ticket request as Windows does: 4768 for a TGT (refused ones too, but not
+    /// the usual first step asking for pre-authentication), 4771 for failed
+    /// pre-authentication (a wrong password), 4769 for a service ticket.
+    fn audit(
+        &self,
+        kind: KdcKind,
+        req: &KdcReq,
+        result: &Result<Vec<u8>, Refusal>,
+        peer: SocketAddr,
+        took: std::time::Duration,
+    ) {
+        use kauri_audit::{AuditEvent, Category, Outcome};
+        let auditor = self.ctx.dir.auditor();
+        if !auditor.is_enabled() {
+            return;
+        }
+        let name = |p: &Option<PrincipalName>| {
+            p.as_ref()
+                .map(|n| format!("{}@{}", n.components.join("/"), req.req_body.realm))
+        };
+        let (id, action) = match (kind, result) {
+            (KdcKind::As, Err(r)) if r.code == error_code::KDC_ERR_PREAUTH_REQUIRED => return,
+            (KdcKind::As, Err(r)) if r.code == error_code::KDC_ERR_PREAUTH_FAILED => {
+                (4771, "preauth")
+            }
+            (KdcKind::As, _) => (4768, "tgt"),
+            (KdcKind::Tgs, _) => (4769, "service_ticket"),
+        };
+        let mut e = AuditEvent::new(
+            Category::Authentication,
+            action,
+            Outcome::from_ok(result.is_ok()),
+        )
+        .with_event_id(id)
+        .with_service("kdc")
+        .with_mechanism("Kerberos")
+        .with_remote(peer)
+        .with_duration(took);
+        if let Some(c) = name(&req.req_body.cname) {
+            e = e.with_user(c);
+        }
+        if let Some(s) = name(&req.req_body.sname) {
+            e = e.with_dn(s);
+        }
+        if let Err(r) = result {
+            e = e
+                .with_result_code(u32::try_from(r.code).unwrap_or(0))
+                .with_reason(r.text.clone());
+        }
+        auditor.log(e);
     }
 }
 

@@ -24,6 +24,32 @@ pub enum Identity {
 }
 
 impl Identity {
+    /// The caller the directory service checks this identity as.
+    pub fn caller(&self, ctx: &crate::ctx::Ctx) -> kauri_domain::directory::Caller {
+        use kauri_domain::directory::{Account, Caller};
+        match self {
+            Identity::Anonymous => Caller::Anonymous,
+            Identity::Account(a) => Caller::Account(a.clone()),
+            Identity::Admin(dn) => Caller::Account(Account {
+                id: 0,
+                dn: dn.clone(),
+                sid: None,
+                groups: Vec::new(),
+                admin: true,
+            }),
+            Identity::User(dn) => Caller::Account(Account {
+                id: kauri_db::Dn::parse(dn)
+                    .ok()
+                    .and_then(|d| ctx.db.read().ok()?.lookup(&d).ok()?)
+                    .unwrap_or(0),
+                dn: dn.clone(),
+                sid: None,
+                groups: Vec::new(),
+                admin: false,
+            }),
+        }
+    }
+
     /// The authzId Who-am-I reports (`dn:<dn>`, empty for anonymous).
     pub fn authz_id(&self) -> String {
         match self {

@@ -118,6 +118,8 @@ pub struct ServerConfig {
     pub kerberos_max_clock_skew_minutes: u32,
     /// The DNS server (`[dns]` in the file).
     pub dns: DnsConfig,
+    /// The audit log (`[audit]` in the file): JSON lines in the data folder's `audit/`.
+    pub audit: kauri_audit::AuditConfig,
 }
 
 /// The DNS server's settings.
@@ -213,6 +215,7 @@ impl Default for ServerConfig {
             kerberos_max_service_minutes: 600,
             kerberos_max_clock_skew_minutes: 5,
             dns: DnsConfig::default(),
+            audit: kauri_audit::AuditConfig::default(),
         }
     }
 }

@@ -718,6 +718,7 @@ impl Conn {
                     started.elapsed(),
                 );
                 tracing::debug!(peer = %self.peer, id, op = "bind", code = result.code.0, elapsed_us = started.elapsed().as_micros() as u64);
+                self.audit_bind(&b.name, &b.auth, &result, started.elapsed());
                 self.reply(msg(
                     id,
                     ProtocolOp::BindResponse(BindResponse {
@@ -1326,29 +1327,86 @@ impl Conn {
         });
     }
 
+    /// Logs a finished bind: 4624 and the token it gave (4627) when it succeeded as an
+    /// account, 4625 with the reason when the credentials were refused. Steps of a SASL
+    /// exchange in progress and anonymous binds are not logons.
+    fn audit_bind(&self, name: &str, auth: &BindAuth, result: &LdapResult, took: Duration) {
+        use kauri_audit::{AuditEvent, Category, Outcome};
+        let auditor = self.ctx.dir.auditor();
+        if !auditor.is_enabled() {
+            return;
+        }
+        let mechanism = match auth {
+            BindAuth::Simple(_) => "simple".to_string(),
+            BindAuth::Sasl { mechanism, .. } => mechanism.to_ascii_uppercase(),
+            _ => "NTLM (Sicily)".to_string(),
+        };
+        let origin = self.origin();
+        let base = |e: AuditEvent| {
+            let e = e
+                .with_service(origin.service.clone())
+                .with_mechanism(mechanism.clone())
+                .with_duration(took)
+                .with_result_code(result.code.0);
+            match &origin.remote {
+                Some(r) => e.with_remote(r),
+                None => e,
+            }
+        };
+        if result.code == ResultCode::SUCCESS {
+            let (user, sid, groups) = match &self.identity {
+                Identity::Anonymous => return,
+                Identity::Admin(dn) | Identity::User(dn) => (dn.clone(), None, Vec::new()),
+                Identity::Account(a) => (a.dn.clone(), a.sid.clone(), a.groups.clone()),
+            };
+            let logon = base(AuditEvent::logon(Outcome::Success)).with_user(user.clone());
+            let logon = match &sid {
+                Some(s) => logon.with_user_sid(s),
+                None => logon,
+            };
+            auditor.log(logon);
+            if !groups.is_empty() {
+                let token = base(AuditEvent::new(Category::Token, "token", Outcome::Success))
+                    .with_event_id(4627)
+                    .with_user(user)
+                    .with_groups(groups.iter().map(ToString::to_string));
+                auditor.log(match &sid {
+                    Some(s) => token.with_user_sid(s),
+                    None => token,
+                });
+            }
+        } else if result.code == ResultCode::INVALID_CREDENTIALS
+            || result.code == ResultCode::INAPPROPRIATE_AUTHENTICATION
+            || result.code == ResultCode::STRONGER_AUTH_REQUIRED
+        {
+            let e = base(AuditEvent::logon(Outcome::Failure)).with_reason(result.message.clone());
+            auditor.log(if name.is_empty() {
+                e
+            } else {
+                e.with_user(name)
+            });
+        }
+    }
+
+    /// Where the connection's requests come from, for the audit log.
+    fn origin(&self) -> kauri_domain::directory::Origin {
+        kauri_domain::directory::Origin {
+            service: if self.catalog {
+                "gc"
+            } else if self.encrypted {
+                "ldaps"
+            } else {
+                "ldap"
+            }
+            .to_string(),
+            remote: Some(self.peer.clone()),
+            session: None,
+        }
+    }
+
     /// Who the connection's requests run as.
     fn caller(&self) -> Caller {
-        match &self.identity {
-            Identity::Anonymous => Caller::Anonymous,
-            Identity::Account(a) => Caller::Account(a.clone()),
-            Identity::Admin(dn) => Caller::Account(kauri_domain::directory::Account {
-                id: 0,
-                dn: dn.clone(),
-                sid: None,
-                groups: Vec::new(),
-                admin: true,
-            }),
-            Identity::User(dn) => Caller::Account(kauri_domain::directory::Account {
-                id: Dn::parse(dn)
-                    .ok()
-                    .and_then(|d| self.ctx.db.read().ok()?.lookup(&d).ok()?)
-                    .unwrap_or(0),
-                dn: dn.clone(),
-                sid: None,
-                groups: Vec::new(),
-                admin: false,
-            }),
-        }
+        self.identity.caller(&self.ctx)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1363,8 +1421,18 @@ impl Conn {
         permit: OwnedSemaphorePermit,
     ) {
         let started = Instant::now();
-        // The global catalog is a read-only view.
-        let op = if self.catalog {
+        // The global catalog is a read-only view; anonymous callers change nothing unless
+        // the domain allows anonymous operations (AD's answer otherwise).
+        let op = if self.identity == Identity::Anonymous
+            && self.ctx.dir.domain().is_some()
+            && !self.ctx.anonymous_allowed()
+        {
+            Err(LdapResult::new(
+                ResultCode::OPERATIONS_ERROR,
+                "000004DC: LdapErr: DSID-0C090A5C, comment: In order to perform this operation \
+                 a successful bind must be completed on the connection., data 0, v4563",
+            ))
+        } else if self.catalog {
             Err(LdapResult::new(
                 ResultCode::UNWILLING_TO_PERFORM,
                 "00002077: the global catalog is read-only; write on the domain's LDAP port",
@@ -1390,11 +1458,14 @@ impl Conn {
         };
         // Queued here, on the connection's task, so pipelined changes keep their order.
         let queued = checked.map(|change| {
-            self.ctx.writer.enqueue(Request {
-                caller: self.caller(),
-                encrypted: self.passwords_allowed(),
-                change,
-            })
+            self.ctx.writer.enqueue_from(
+                Request {
+                    caller: self.caller(),
+                    encrypted: self.passwords_allowed(),
+                    change,
+                },
+                self.origin(),
+            )
         });
         let ctx = self.ctx.clone();
         let out = self.out.clone();
@@ -1459,14 +1530,17 @@ impl Conn {
             max: limit.unwrap_or(TREE_DELETE_STEP),
         };
         loop {
-            let queued = self.ctx.writer.enqueue(Request {
-                caller: self.caller(),
-                encrypted: self.passwords_allowed(),
-                change: Change::DeleteTreeStep {
-                    dn: dn.clone(),
-                    step,
+            let queued = self.ctx.writer.enqueue_from(
+                Request {
+                    caller: self.caller(),
+                    encrypted: self.passwords_allowed(),
+                    change: Change::DeleteTreeStep {
+                        dn: dn.clone(),
+                        step,
+                    },
                 },
-            });
+                self.origin(),
+            );
             let outcome = match queued {
                 Ok(rx) => rx.await,
                 Err(e) => return dir_result(&e),
@@ -1758,7 +1832,7 @@ fn compare(
     attr: &str,
     value: &[u8],
 ) -> LdapResult {
-    if *identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
+    if *identity == Identity::Anonymous && !ctx.anonymous_allowed() {
         return LdapResult::new(
             ResultCode::OPERATIONS_ERROR,
             "a successful bind is needed to compare",
@@ -1768,7 +1842,7 @@ fn compare(
         return LdapResult::new(ResultCode::INVALID_DN_SYNTAX, "invalid DN");
     };
     if ctx
-        .hidden_attributes(identity.is_admin(), catalog)
+        .hidden_attributes(ctx.reads_beyond_policy(identity), catalog)
         .iter()
         .any(|h| h.eq_ignore_ascii_case(attr.split(';').next().unwrap_or(attr)))
     {
@@ -1801,6 +1875,47 @@ fn compare(
             .is_some_and(|a| a.values().any(|v| v.raw.eq_ignore_ascii_case(b"TRUE")))
     {
         return LdapResult::new(ResultCode::NO_SUCH_OBJECT, format!("no such object: {dn}"));
+    }
+    // The object must be visible to the caller, and the attribute readable.
+    if ctx.dir.domain().is_some() {
+        let caller = identity.caller(ctx);
+        let other = |e: kauri_domain::directory::DirError| {
+            LdapResult::new(ResultCode::OTHER, format!("access check: {e}"))
+        };
+        let principal = match ctx.dir.principal(&r, &caller) {
+            Ok(p) => p,
+            Err(e) => return other(e),
+        };
+        if let Some(p) = principal {
+            let schema = ctx.dir.schema();
+            match ctx.dir.visible(&r, &schema, &p, entry_id) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return LdapResult::new(
+                        ResultCode::NO_SUCH_OBJECT,
+                        format!("no such object: {dn}"),
+                    )
+                }
+                Err(e) => return other(e),
+            }
+            let base = attr.split(';').next().unwrap_or(attr);
+            let name = schema
+                .schema
+                .attribute(base)
+                .or_else(|| schema.schema.attribute_by_oid(base))
+                .map(|d| d.ldap_name.to_ascii_lowercase())
+                .unwrap_or_else(|| base.to_ascii_lowercase());
+            match ctx.dir.read_access_of(&r, &schema, &p, entry_id) {
+                Ok(Some(a)) if a.hidden.binary_search(&name).is_ok() => {
+                    return LdapResult::new(
+                        ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                        format!("{attr} cannot be compared"),
+                    )
+                }
+                Ok(_) => {}
+                Err(e) => return other(e),
+            }
+        }
     }
     // A linked attribute's values are the DNs of the entries it links to.
     // Looked up key by key: a group of any size answers in two reads.

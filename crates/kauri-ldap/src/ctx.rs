@@ -202,6 +202,29 @@ impl Ctx {
         pick(&cached).unwrap_or_default()
     }
 
+    /// Whether the built-in read policy's admin view applies to `identity`'s searches: in
+    /// a domain every caller's reads are decided by security descriptors (only secrets
+    /// stay hidden from everyone), elsewhere administrators read confidential attributes.
+    pub fn reads_beyond_policy(&self, identity: &crate::auth::Identity) -> bool {
+        identity.is_admin() || self.dir.domain().is_some()
+    }
+
+    /// Whether anonymous callers may go beyond the root DSE: configured so, or in a domain
+    /// whose dSHeuristics allows anonymous operations (fLDAPBlockAnonOps = '2'), where
+    /// descriptors then decide what they see.
+    pub fn anonymous_allowed(&self) -> bool {
+        if self.cfg.anonymous_read {
+            return true;
+        }
+        self.dir.domain().is_some()
+            && self
+                .db
+                .read()
+                .ok()
+                .and_then(|r| self.dir.anonymous_allowed(&r).ok())
+                .unwrap_or(false)
+    }
+
     /// Parses a DN a client sent (`what` names it in the error: "DN", "base DN", …). A
     /// domain refuses an RDN with an empty value (`CN=`), as AD does, where plain LDAP (RFC
     /// 4514) allows one. Names past the depth and length limits get invalidDNSyntax with

@@ -23,6 +23,7 @@ pub mod result;
 pub mod rootdse;
 pub mod search;
 pub mod server;
+mod sight;
 pub mod subschema;
 pub mod tls;
 pub mod writer;

@@ -409,7 +409,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                 // Sorting (and VLV positions) would order by values the caller may not
                 // read, which reveals them a comparison at a time. (Attributes a global
                 // catalog leaves out sort as absent: see `sort_matches`.)
-                let hidden = ctx.hidden_attributes(job.identity.is_admin(), false);
+                let hidden = ctx.hidden_attributes(ctx.reads_beyond_policy(&job.identity), false);
                 if let Some(k) = x.keys.iter().find(|k| {
                     let base = k.attribute.split(';').next().unwrap_or(&k.attribute);
                     hidden.iter().any(|h| h.eq_ignore_ascii_case(base))
@@ -497,7 +497,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             return Ok(Some((LdapResult::success(), Vec::new())));
         }
     }
-    if job.identity == Identity::Anonymous && !ctx.cfg.anonymous_read {
+    if job.identity == Identity::Anonymous && !ctx.anonymous_allowed() {
         let text = if ctx.dir.domain().is_some() {
             // AD's own words, which AD-aware clients recognise.
             "000004DC: LdapErr: DSID-0C090A5C, comment: In order to perform this operation a \
@@ -508,6 +508,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         return Err(LdapResult::new(ResultCode::OPERATIONS_ERROR, text));
     }
     let base = base_dn?;
+    base_visible(ctx, job, &base)?;
     let filter = effective_filter(ctx, job);
     let scope = match req.scope {
         SearchScope::Base => Scope::Base,
@@ -642,6 +643,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     };
 
     let sel = Selection::new(&req.attributes);
+    let sighting = sighting_for(ctx, job, &cursor)?;
     let mut sent = 0usize;
     let mut more = true;
     while more && sent < stop_after {
@@ -671,7 +673,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             let mut err: Option<DbError> = None;
             let cancel = &job.cancel;
             more = snap
-                .advance(&mut cursor, BATCH, |hit| {
+                .advance_seen(&mut cursor, BATCH, &mut sight_of(&sighting, &snap), |hit| {
                     if cancel.is_cancelled() || job.out.over_budget() {
                         return Ok(ControlFlow::Break(()));
                     }
@@ -682,6 +684,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
                         &hit,
                         job,
                         extended_dn,
+                        sighting.as_ref(),
                     )?);
                     sent += 1;
                     batch_bytes += batch.last().map_or(0, Vec::len);
@@ -727,7 +730,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         let mut another = false;
         loop {
             let left = snap
-                .advance(&mut cursor, BATCH, |_| {
+                .advance_seen(&mut cursor, BATCH, &mut sight_of(&sighting, &snap), |_| {
                     another = true;
                     Ok(ControlFlow::Break(()))
                 })
@@ -786,7 +789,7 @@ fn sort_matches(
 ) -> Result<(Vec<u64>, SearchCursor), LdapResult> {
     let snap = ctx.db.read().map_err(|e| db_result(&e))?;
     // What the caller cannot see (outside a global catalog's attribute set) sorts as absent.
-    let hidden = ctx.hidden_attributes(job.identity.is_admin(), job.catalog);
+    let hidden = ctx.hidden_attributes(ctx.reads_beyond_policy(&job.identity), job.catalog);
     let attr_ids: Vec<Option<u32>> = keys
         .keys
         .iter()
@@ -808,29 +811,43 @@ fn sort_matches(
     let mut rows: Vec<(SortKeys, u64)> = Vec::new();
     let max = ctx.cfg.max_sort_entries;
     let mut too_many = false;
-    snap.advance(&mut cursor, usize::MAX, |hit| {
-        if rows.len() >= max {
-            too_many = true;
-            return Ok(ControlFlow::Break(()));
-        }
-        let key = keys
-            .keys
-            .iter()
-            .zip(&attr_ids)
-            .zip(&binary)
-            .map(|((k, id), binary)| {
-                let a = id.and_then(|id| hit.record.attr(id))?;
-                let vals = a.values().map(|v| sort_key(&v, *binary));
-                if k.reverse {
-                    vals.max()
-                } else {
-                    vals.min()
-                }
-            })
-            .collect();
-        rows.push((key, hit.id));
-        Ok(ControlFlow::Continue(()))
-    })
+    let sighting = sighting_for(ctx, job, &cursor)?;
+    snap.advance_seen(
+        &mut cursor,
+        usize::MAX,
+        &mut sight_of(&sighting, &snap),
+        |hit| {
+            if rows.len() >= max {
+                too_many = true;
+                return Ok(ControlFlow::Break(()));
+            }
+            // Values the caller may not read on this entry sort as absent.
+            let hides = |attr: u32| {
+                sighting
+                    .as_ref()
+                    .is_some_and(|s| s.borrow().hides(hit.id, attr))
+            };
+            let key = keys
+                .keys
+                .iter()
+                .zip(&attr_ids)
+                .zip(&binary)
+                .map(|((k, id), binary)| {
+                    let a = id
+                        .filter(|id| !hides(*id))
+                        .and_then(|id| hit.record.attr(id))?;
+                    let vals = a.values().map(|v| sort_key(&v, *binary));
+                    if k.reverse {
+                        vals.max()
+                    } else {
+                        vals.min()
+                    }
+                })
+                .collect();
+            rows.push((key, hit.id));
+            Ok(ControlFlow::Continue(()))
+        },
+    )
     .map_err(|e| db_result(&e))?;
     if too_many {
         return Err(LdapResult::new(
@@ -970,7 +987,8 @@ fn encode_matches(
     );
     let mut dns = DnCache::default();
     let mut batch = Vec::new();
-    snap.advance(cursor, usize::MAX, |hit| {
+    let sighting = sighting_for(ctx, job, cursor)?;
+    snap.advance_seen(cursor, usize::MAX, &mut sight_of(&sighting, snap), |hit| {
         batch.push(entry_message(
             snap,
             &attrs,
@@ -978,6 +996,7 @@ fn encode_matches(
             &hit,
             job,
             extended_dn,
+            sighting.as_ref(),
         )?);
         Ok(if batch.len() >= limit {
             ControlFlow::Break(())
@@ -1226,9 +1245,23 @@ fn entry_message(
     hit: &kauri_db::search::Hit<'_>,
     job: &SearchJob,
     extended_dn: Option<i32>,
+    sighting: Option<&crate::sight::Shared>,
 ) -> Result<Vec<u8>, DbError> {
     let dn = snap.cached_dn(dns, hit.id)?;
     let mut attributes = attrs.attributes(snap, hit.id, &dn, &hit.record, job.req.types_only);
+    if let Some(s) = sighting {
+        // What the caller may not read of this object, and its descriptor without
+        // READ_CONTROL, are left out.
+        if let Some((hidden, reads_descriptor)) = s.borrow().hidden_of(hit.id) {
+            attributes.retain(|a| {
+                let base = a.name.split(';').next().unwrap_or(&a.name);
+                hidden
+                    .binary_search_by(|h| cmp_ascii_lower(h, base))
+                    .is_err()
+                    && (reads_descriptor || !base.eq_ignore_ascii_case("ntsecuritydescriptor"))
+            });
+        }
+    }
     if let Some(format) = extended_dn {
         // AD gives every DN value (memberOf, member, manager, …) in the extended form too.
         let schema = attrs.dir.schema();
@@ -1268,7 +1301,7 @@ fn entry_message(
 /// tombstones stay out of sight unless the show-deleted control asks for them.
 fn effective_filter(ctx: &Ctx, job: &SearchJob) -> kauri_db::Filter {
     use kauri_db::Filter;
-    let hidden = ctx.hidden_attributes(job.identity.is_admin(), job.catalog);
+    let hidden = ctx.hidden_attributes(ctx.reads_beyond_policy(&job.identity), job.catalog);
     let schema = ctx.dir.schema();
     // Hidden attributes named by name or OID, with or without options.
     let secret = |a: &str| {
@@ -1576,7 +1609,7 @@ impl AttrIds {
         }
         let domain = ctx.dir.domain().is_some();
         let mut hidden: Vec<u32> = ctx
-            .hidden_attributes(identity.is_admin(), catalog)
+            .hidden_attributes(ctx.reads_beyond_policy(identity), catalog)
             .iter()
             .filter_map(|n| snap.attr_id(n))
             .collect();
@@ -2126,4 +2159,96 @@ fn descriptor_part_bytes(stored: &[u8], parts: u32) -> Option<Vec<u8>> {
     }
     let sd = kauri_domain::security::SecurityDescriptor::from_bytes(stored).ok()?;
     sd.only(parts).to_bytes().ok()
+}
+
+/// The sight of the search's caller, `None` when nothing is checked (the server itself, a
+/// directory without a domain, the configured administrator).
+fn sighting_for(
+    ctx: &Ctx,
+    job: &SearchJob,
+    cursor: &SearchCursor,
+) -> Result<Option<crate::sight::Shared>, LdapResult> {
+    // A bound account's token is usually cached: found without copying the account.
+    if let Identity::Account(a) = &job.identity {
+        if let Some(p) = a
+            .sid
+            .as_ref()
+            .and_then(|sid| ctx.dir.cached_principal_of(sid, &a.groups, Some(a.id)))
+        {
+            return Ok(Some(std::cell::RefCell::new(crate::sight::Sighting::new(
+                ctx.dir.clone(),
+                p,
+                cursor.filter_attributes(),
+            ))));
+        }
+    }
+    let caller = job.identity.caller(ctx);
+    let principal = match ctx.dir.cached_principal(&caller) {
+        Some(p) => p,
+        None => {
+            let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+            ctx.dir
+                .principal(&snap, &caller)
+                .map_err(|e| LdapResult::new(ResultCode::OTHER, format!("access check: {e}")))?
+        }
+    };
+    Ok(principal.map(|p| {
+        std::cell::RefCell::new(crate::sight::Sighting::new(
+            ctx.dir.clone(),
+            p,
+            cursor.filter_attributes(),
+        ))
+    }))
+}
+
+/// The callback a cursor asks what the caller sees of a record.
+fn sight_of<'a>(
+    sighting: &'a Option<crate::sight::Shared>,
+    snap: &'a kauri_db::DbRead<'_, kauri_kv::lmdb::LmdbBackend>,
+) -> impl FnMut(u64, &kauri_db::record::RecordView<'_>) -> Result<kauri_db::search::Sight, DbError> + 'a
+{
+    move |id, rec| match sighting {
+        Some(s) => s.borrow_mut().sight(snap, id, rec),
+        None => Ok(kauri_db::search::Sight::Whole),
+    }
+}
+
+/// A base the caller may not see is no object, to a base search (MS-ADTS 5.1.3.3.6:
+/// the search answers as if it did not exist).
+fn base_visible(ctx: &Ctx, job: &SearchJob, base: &Dn) -> Result<(), LdapResult> {
+    if job.req.scope != SearchScope::Base || ctx.dir.domain().is_none() {
+        return Ok(());
+    }
+    let snap = ctx.db.read().map_err(|e| db_result(&e))?;
+    let Some(id) = snap
+        .lookup(base)
+        .map_err(|e| db_result(&e))?
+        .filter(|i| *i != 0)
+    else {
+        return Ok(());
+    };
+    let caller = job.identity.caller(ctx);
+    let other = |e: kauri_domain::directory::DirError| {
+        LdapResult::new(ResultCode::OTHER, format!("access check: {e}"))
+    };
+    let Some(p) = ctx.dir.principal(&snap, &caller).map_err(other)? else {
+        return Ok(());
+    };
+    let schema = ctx.dir.schema();
+    if ctx.dir.visible(&snap, &schema, &p, id).map_err(other)? {
+        return Ok(());
+    }
+    Err(LdapResult::new(
+        ResultCode::NO_SUCH_OBJECT,
+        "0000208D: NameErr: DSID-03100241, problem 2001 (NO_OBJECT), data 0, best match \
+         of:\n\t''\n",
+    ))
+}
+
+/// Orders `lower` (lowercase already) against `name` as if `name` were lowercased, without
+/// allocating.
+fn cmp_ascii_lower(lower: &str, name: &str) -> std::cmp::Ordering {
+    lower
+        .bytes()
+        .cmp(name.bytes().map(|b| b.to_ascii_lowercase()))
 }

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use kauri_domain::directory::{DirError, Directory, Request};
+use kauri_domain::directory::{DirError, Directory, Origin, Request};
 use kauri_kv::lmdb::LmdbBackend;
 use tokio::sync::oneshot;
 
@@ -27,8 +27,9 @@ impl std::fmt::Debug for Work {
 /// Work the writer does besides client requests.
 #[derive(Debug)]
 pub enum Task {
-    /// A change, validated by the directory service.
-    Change(Box<Request>),
+    /// A change, validated by the directory service, and where it came from (audited
+    /// when the origin names a service).
+    Change(Box<Request>, Origin),
     /// Purge tombstones older than the tombstone lifetime.
     CollectTombstones,
     /// Publish committed schema changes (the root DSE's `schemaUpdateNow`).
@@ -132,7 +133,8 @@ impl Writer {
 
     /// Submits a change and waits until it is committed (or refused).
     pub async fn submit(&self, req: Request) -> Result<(), DirError> {
-        self.run_task(Task::Change(Box::new(req))).await
+        self.run_task(Task::Change(Box::new(req), Origin::default()))
+            .await
     }
 
     /// Queues a change at once and returns where its outcome will arrive: a connection
@@ -143,7 +145,16 @@ impl Writer {
         &self,
         req: Request,
     ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
-        self.queue(req, false)
+        self.queue(req, Origin::default(), false)
+    }
+
+    /// [`Writer::enqueue`] for a client's request, audited as coming from `origin`.
+    pub fn enqueue_from(
+        &self,
+        req: Request,
+        origin: Origin,
+    ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
+        self.queue(req, origin, false)
     }
 
     /// Queues bookkeeping nobody reads back at once (a bind's `lastLogonTimestamp`, which
@@ -151,12 +162,13 @@ impl Writer {
     /// changes, so a morning of first logons costs a few commits a second instead of one
     /// per bind. Any waited-for change arriving meanwhile commits at once and takes it along.
     pub fn enqueue_lazy(&self, req: Request) -> Result<(), DirError> {
-        self.queue(req, true).map(drop)
+        self.queue(req, Origin::default(), true).map(drop)
     }
 
     fn queue(
         &self,
         req: Request,
+        origin: Origin,
         lazy: bool,
     ) -> Result<oneshot::Receiver<Result<(), DirError>>, DirError> {
         let unavailable = || {
@@ -166,7 +178,7 @@ impl Writer {
         };
         let (reply, rx) = oneshot::channel();
         let job = Job {
-            task: Task::Change(Box::new(req)),
+            task: Task::Change(Box::new(req), origin),
             reply,
             lazy,
         };
@@ -227,7 +239,7 @@ fn apply(
     task: Task,
 ) -> Result<(), DirError> {
     match task {
-        Task::Change(req) => dir.apply(w, &req),
+        Task::Change(req, origin) => dir.apply_from(w, &req, &origin),
         Task::CollectTombstones => {
             let n = dir.collect_tombstones(w)?;
             if n > 0 {
@@ -241,7 +253,11 @@ fn apply(
             dn,
             password,
             change,
-        } => dir.kerberos_password(w, &dn, &password, change),
+        } => {
+            let result = dir.kerberos_password(w, &dn, &password, change);
+            dir.audit_kerberos_password(w, &dn, change, &result);
+            result
+        }
         Task::Run(Work(work)) => {
             w.begin_nested()?;
             match work(dir, w) {

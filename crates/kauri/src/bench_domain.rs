@@ -316,8 +316,18 @@ pub fn run(opts: &Options) -> Result<Report> {
     result
 }
 
-fn run_in(opts: &Options, data: &Path) -> Result<Report> {
-    let started = Instant::now();
+/// A new SAMDOM.EXAMPLE.COM domain in `data` (a 32 GiB map, Microsoft's schema), provisioned
+/// in-process with `admin_password`, as the domain benchmarks start from: the directory,
+/// what provisioning made, where the schema came from, and how long it took.
+pub(crate) fn provision_bench_domain(
+    data: &Path,
+    admin_password: &str,
+) -> Result<(
+    Directory<LmdbBackend>,
+    kauri_domain::directory::Provisioned,
+    kauri_domain::schema::SchemaSource,
+    f64,
+)> {
     let (schema, source) = Schema::load_default();
     let options = LmdbOptions {
         map_size: 32 << 30,
@@ -334,13 +344,19 @@ fn run_in(opts: &Options, data: &Path) -> Result<Report> {
         domain_sid: Sid::new_domain().context("choosing a domain SID")?,
         site: "Default-First-Site-Name".into(),
     };
-    say(opts, "provisioning SAMDOM.EXAMPLE.COM");
     let t = Instant::now();
     let made = dir
-        .provision(&params, ADMIN_PW, None)
+        .provision(&params, admin_password, None)
         .context("provisioning")?;
+    Ok((dir, made, source, t.elapsed().as_secs_f64()))
+}
+
+fn run_in(opts: &Options, data: &Path) -> Result<Report> {
+    let started = Instant::now();
+    say(opts, "provisioning SAMDOM.EXAMPLE.COM");
+    let (dir, made, source, provision_seconds) = provision_bench_domain(data, ADMIN_PW)?;
     let provisioning = Provisioning {
-        seconds: t.elapsed().as_secs_f64(),
+        seconds: provision_seconds,
         entries: made.entries,
         schema_objects: made.schema_objects,
         schema_source: crate::domain::describe(&source),

@@ -4,6 +4,7 @@
 mod admin;
 mod audit_cmd;
 mod backup;
+mod bench_access;
 mod bench_admin;
 mod bench_auth;
 mod bench_db;
@@ -134,6 +135,17 @@ enum Command {
         json: bool,
         #[command(subcommand)]
         what: admin::dns::DnsCommand,
+    },
+    /// Security descriptors of directory objects: show them (or what one principal may
+    /// do), add and remove ACEs, change owners.
+    Dsacl {
+        #[command(flatten)]
+        target: admin::TargetArgs,
+        /// Print the result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        what: admin::dsacl::DsaclCommand,
     },
     /// The audit log: every authentication and change, with Windows event IDs, read
     /// back and filtered (or followed as it is written).
@@ -406,6 +418,35 @@ enum BenchCommand {
         /// Keep the files afterwards.
         #[arg(long)]
         keep: bool,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What access checks and stored-once security descriptors cost: searches and a paged
+    /// sweep as an ordinary account against the configured admin DN (no checks), the
+    /// database's descriptors, and a descriptor change re-propagated to every user below.
+    Access {
+        /// Users in OU=Staff [default: 100000; 5000 with --quick].
+        #[arg(long)]
+        users: Option<usize>,
+        /// Measured seconds of each search window.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Search windows per identity and connection count (the two alternate).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Connection counts of the searches, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize, 8])]
+        connections: Vec<usize>,
+        /// Users added per transaction.
+        #[arg(long, default_value_t = 5_000)]
+        batch: usize,
+        /// Folder for the temporary domain [default: the system's temporary folder].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// A small run: 5,000 users.
+        #[arg(long)]
+        quick: bool,
         /// Print the results as JSON.
         #[arg(long)]
         json: bool,
@@ -743,6 +784,30 @@ fn run() -> Result<()> {
             print_reports(json, &[report], bench_admin::markdown)?;
         }
         Command::Bench {
+            what:
+                BenchCommand::Access {
+                    users,
+                    seconds,
+                    rounds,
+                    connections,
+                    batch,
+                    dir,
+                    quick,
+                    json,
+                },
+        } => {
+            let report = bench_access::run(&bench_access::Options {
+                dir: dir.unwrap_or_else(std::env::temp_dir),
+                users: users.unwrap_or(if quick { 5_000 } else { 100_000 }),
+                seconds,
+                rounds,
+                connections,
+                batch,
+                progress: !json,
+            })?;
+            print_reports(json, &[report], bench_access::markdown)?;
+        }
+        Command::Bench {
             what: BenchCommand::Audit { events, json },
         } => {
             let reports = audit_cmd::bench(events)?;
@@ -793,6 +858,9 @@ fn run() -> Result<()> {
         }
         Command::Dns { target, json, what } => {
             admin::dns::run(admin::target::open(&target)?.as_mut(), &what, json)?
+        }
+        Command::Dsacl { target, json, what } => {
+            admin::dsacl::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
         Command::Audit(opts) => audit_cmd::run(&opts)?,
         Command::Contact { target, json, what } => {

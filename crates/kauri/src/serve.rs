@@ -109,6 +109,21 @@ fn ensure_dns_at_start(
     Ok(())
 }
 
+/// Starts the audit log (`[audit]`) in the data folder and hands it to the directory, so
+/// every service's logons and changes reach it.
+fn start_audit(
+    dir: &kauri_domain::directory::Directory<kauri_kv::lmdb::LmdbBackend>,
+    cfg: &ServerConfig,
+) -> Result<()> {
+    let auditor = kauri_audit::Auditor::start(&cfg.audit, &cfg.data)
+        .context("starting the audit log ([audit])")?;
+    if let Some(path) = auditor.log_path() {
+        eprintln!("kauri: audit log {}", path.display());
+    }
+    dir.set_auditor(auditor);
+    Ok(())
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -159,6 +174,7 @@ pub fn serve(o: &Overrides) -> Result<()> {
     let cfg = load_config(o)?;
     raise_open_file_limit(cfg.max_connections);
     let (dir, source) = open_directory(&cfg.data)?;
+    start_audit(&dir, &cfg)?;
     if let Some(d) = dir.domain() {
         eprintln!(
             "kauri: domain {} ({})",
@@ -373,6 +389,7 @@ pub fn demo(o: &Overrides) -> Result<()> {
     }
     let created = demo_domain(&cfg.data, &password)?;
     let (dir, source) = open_directory(&cfg.data)?;
+    start_audit(&dir, &cfg)?;
     crate::domain::ensure_kerberos_keys(&dir)?;
     crate::domain::ensure_descriptors(&dir)?;
     ensure_dns_at_start(&dir, &cfg)?;

@@ -410,6 +410,41 @@ fn kinit_by_name_and_upn_gets_aes_tickets_and_service_tickets() {
         "whatever",
         "not found in Kerberos database",
     );
+
+    // The audit log holds the ticket requests: alice's TGT (4768), and the refused
+    // request for an unknown client.
+    let log = realm
+        .dir
+        .path()
+        .join("domain")
+        .join("audit")
+        .join("audit.log");
+    let has = |id: u32, outcome: &str, user: &str| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .any(|e| {
+                e["event_id"] == id
+                    && e["outcome"] == outcome
+                    && e["service"] == "kdc"
+                    && e["user"].as_str().is_some_and(|u| u.starts_with(user))
+            })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !(has(4768, "success", "alice@") && has(4768, "failure", "nosuchuser@")
+        || Instant::now() > deadline)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        has(4768, "success", "alice@"),
+        "no 4768 for alice in {log:?}"
+    );
+    assert!(
+        has(4768, "failure", "nosuchuser@"),
+        "no refused 4768 in {log:?}"
+    );
 }
 
 /// The user's LDIF for `count` groups it is a member of.

@@ -131,6 +131,19 @@ fn upgraded_on_first_open(fixture: &str) {
         let who = whoami(&url, &upn, USER_PASSWORD).unwrap();
         assert!(who.to_ascii_lowercase().contains(user), "{who}");
     }
+    // Every object got its security descriptor (storage format 5), those of the objects
+    // added after the upgrade inheriting from their parents.
+    for dn in [
+        "DC=fixture,DC=example,DC=test",
+        "CN=Users,DC=fixture,DC=example,DC=test",
+    ] {
+        let sddl = ok(&["dsacl", "show", "-H", d, dn, "--sddl"]);
+        assert!(sddl.trim_start().starts_with("O:"), "{dn}: {sddl}");
+    }
+    let dee = json(&ok(&["user", "show", "-H", d, "dee", "--json"]));
+    let dee_dn = dee["dn"].as_str().unwrap_or_default().to_string();
+    let sddl = ok(&["dsacl", "show", "-H", d, &dee_dn, "--sddl"]);
+    assert!(sddl.contains("ID;"), "inherited ACEs on {dee_dn}: {sddl}");
     assert!(whoami(&url, "bob@fixture.example.test", "wrong").is_err());
     server.stop();
 }

@@ -1,14 +1,13 @@
-//! Who may do what: the built-in policy that stands until security descriptors are
-//! evaluated. Changes ask here; the LDAP layer asks here what an identity may read (the
-//! hidden attributes of searches, compares and sorts) and applies the anonymous rule at
-//! the protocol level (`anonymous_read` is off for a domain), so replacing this module
-//! and that rule replaces the policy.
+//! The built-in policy of a directory that is not a domain (a plain LDAP directory, which
+//! has no security descriptors), and the attributes nobody reads anywhere. In a domain,
+//! descriptors decide (`acl.rs`); only [`is_secret`] applies there too. The LDAP layer asks
+//! here what an identity may read (the hidden attributes of searches, compares and sorts)
+//! and applies the anonymous rule at the protocol level.
 //!
 //! - Anonymous callers read the root DSE and nothing else.
 //! - Authenticated accounts read the directory, except secrets and confidential
 //!   attributes, and may change their own password.
-//! - Members of Domain Admins, Enterprise Admins or Administrators (and the server
-//!   itself) do everything else.
+//! - Administrators (and the server itself) do everything else.
 //! - Secrets are never returned to anyone.
 
 use kauri_db::Modification;

@@ -8,7 +8,6 @@ use kauri_db::syntax::generalized_time;
 use kauri_db::{DbWrite, Dn, Entry, Modification, ModifyOp};
 use kauri_kv::Backend;
 
-use super::access::Access;
 use super::classes::{ClassSet, SchemaSnapshot};
 use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
@@ -533,7 +532,6 @@ impl<B: Backend> Directory<B> {
         snap: &SchemaSnapshot,
         entry: Entry,
     ) -> DirResult<u64> {
-        Access::of(&req.caller).may_change_tree()?;
         if let Some(domain) = self.domain() {
             check_held(&domain, &entry.dn)?;
         }
@@ -690,6 +688,13 @@ impl<B: Backend> Directory<B> {
         }
         if !naming_context {
             self.check_superior(w, &dn, &set, system)?;
+            if let Some(p) = self.principal(w, &req.caller)? {
+                let parent = dn.parent().map(|d| w.id_of(&d)).transpose()?.flatten();
+                if let Some(parent) = parent {
+                    self.check_create(w, snap, &p, parent, &set.structural)?;
+                }
+                self.check_supplied_descriptor(&p, attrs.get("nTSecurityDescriptor"))?;
+            }
         }
         // What the server assigns.
         let now = now_secs();

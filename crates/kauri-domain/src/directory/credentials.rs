@@ -293,6 +293,9 @@ impl<B: Backend> Directory<B> {
             }
         }
         self.require_encryption(req)?;
+        // In a domain the access check has already decided who may reset (the
+        // User-Force-Change-Password right); elsewhere administrators may.
+        let may_reset = req.caller.is_admin() || self.domain().is_some();
         let mut old = None;
         let mut new = None;
         for m in mods {
@@ -314,7 +317,7 @@ impl<B: Backend> Directory<B> {
                     other => other,
                 })?;
             match m.op {
-                ModifyOp::Replace if req.caller.is_admin() => new = value,
+                ModifyOp::Replace if may_reset => new = value,
                 ModifyOp::Delete => old = value,
                 ModifyOp::Add => new = value,
                 _ => {
@@ -332,7 +335,30 @@ impl<B: Backend> Directory<B> {
         let policy = resultant_policy(w, self, id)?;
         let sam = w.text(id, "sAMAccountName")?.unwrap_or_default();
         let display = w.text(id, "displayName")?.unwrap_or_default();
-        let change = old.is_some() || !req.caller.is_admin();
+        let change = old.is_some() || !may_reset;
+        // The rights, once the request's shape is known valid (MS-ADTS 3.1.1.5.3.1): a
+        // change needs User-Change-Password (constraintViolation without it), a reset
+        // User-Force-Change-Password (insufficientAccessRights).
+        if let Some(p) = self.principal(w, &req.caller)? {
+            let snap = self.working_schema();
+            use super::acl::extended;
+            if change {
+                if !self.has_control_access(w, &snap, &p, id, extended::CHANGE_PASSWORD)? {
+                    return Err(DirError::ConstraintViolation(
+                        "0000052D: the caller may not change this password".into(),
+                    ));
+                }
+            } else if !self.has_control_access(w, &snap, &p, id, extended::RESET_PASSWORD)? {
+                // Without the old value and without the right to reset: a replace is
+                // refused for rights, an add (with or without an empty delete) is a change
+                // missing its old password.
+                return Err(if mods.iter().any(|m| m.op == ModifyOp::Replace) {
+                    super::acl::insufficient("no right to reset this password")
+                } else {
+                    DirError::ConstraintViolation("the old password must be given".into())
+                });
+            }
+        }
         if change {
             let old = old.ok_or_else(|| {
                 DirError::ConstraintViolation("the old password must be given".into())

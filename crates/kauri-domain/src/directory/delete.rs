@@ -102,14 +102,18 @@ impl<B: Backend> Directory<B> {
         tree: bool,
         step: Option<TreeStep>,
     ) -> DirResult<()> {
-        Access::of(&req.caller).may_change_tree()?;
         let Some(domain) = self.domain() else {
+            Access::of(&req.caller).may_change_tree()?;
             w.delete(dn, tree)?;
             return Ok(());
         };
         let id = w.id_of(dn)?.ok_or_else(|| no_such_object(dn))?;
         if !req.caller.is_system() && is_tombstone(w, id) {
             return Err(no_such_object(dn));
+        }
+        if let Some(p) = self.principal(w, &req.caller)? {
+            let snap = self.working_schema();
+            self.check_delete(w, &snap, &p, id, tree)?;
         }
         if !req.caller.is_system() {
             self.check_deletable(w, &domain, id, dn)?;
@@ -362,8 +366,8 @@ impl<B: Backend> Directory<B> {
         delete_old_rdn: bool,
         new_parent: Option<&Dn>,
     ) -> DirResult<()> {
-        Access::of(&req.caller).may_change_tree()?;
         let Some(domain) = self.domain() else {
+            Access::of(&req.caller).may_change_tree()?;
             w.rename(dn, new_rdn, delete_old_rdn, new_parent)?;
             return Ok(());
         };
@@ -371,6 +375,19 @@ impl<B: Backend> Directory<B> {
         let system = req.caller.is_system();
         if !system {
             self.check_movable(w, &domain, id, dn, new_rdn, new_parent)?;
+        }
+        if let Some(p) = self.principal(w, &req.caller)? {
+            let rdn_attr = dn
+                .rdn()
+                .and_then(|r| r.avas().first())
+                .map(|a| a.attr.clone())
+                .unwrap_or_default();
+            // A new parent that does not exist is refused below, as before any check.
+            let moved_to = match new_parent {
+                Some(np) if Some(np) != dn.parent().as_ref() => w.id_of(np)?,
+                _ => None,
+            };
+            self.check_rename(w, snap, &p, id, &rdn_attr, moved_to)?;
         }
         let classes: Vec<String> = w
             .values(id, "objectClass")?

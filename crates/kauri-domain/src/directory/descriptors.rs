@@ -494,7 +494,11 @@ fn class_guid(snap: &SchemaSnapshot, class: &str) -> Guid {
 }
 
 /// The most specific structural class of a stored object.
-pub(crate) fn structural_class<V: View + ?Sized>(v: &V, snap: &SchemaSnapshot, id: u64) -> DirResult<String> {
+pub(crate) fn structural_class<V: View + ?Sized>(
+    v: &V,
+    snap: &SchemaSnapshot,
+    id: u64,
+) -> DirResult<String> {
     let classes = v.values(id, "objectClass")?;
     let mut best: Option<String> = None;
     for c in classes.iter().rev() {

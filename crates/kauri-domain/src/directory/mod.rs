@@ -9,7 +9,9 @@
 //! about the domain it serves ([`DomainInfo`]).
 
 mod access;
+pub mod acl;
 mod add;
+pub mod audit;
 mod bind;
 mod bind_facts;
 mod check;
@@ -42,6 +44,7 @@ use parking_lot::{Mutex, RwLock};
 
 pub use access::{is_secret, Access};
 pub use add::writable_on_add;
+pub use audit::Origin;
 pub use bind::{BindOutcome, BindUpdate};
 pub use caller::{is_admin_token, Account, Caller};
 pub use check::{DomainCheck, DomainProblem};
@@ -170,6 +173,12 @@ pub struct Directory<B: Backend> {
     prepared: prepared::Prepared,
     /// Parsed security descriptors and inheritance results.
     descriptors: descriptors::DescriptorCache,
+    /// Access decisions.
+    acl: acl::AclCache,
+    /// Where audit events go (nowhere until a server sets it).
+    auditor: RwLock<kauri_audit::Auditor>,
+    /// Events of the open transaction, sent when it commits.
+    pending_audit: Mutex<Vec<kauri_audit::AuditEvent>>,
 }
 
 impl<B: Backend> Directory<B> {
@@ -186,6 +195,9 @@ impl<B: Backend> Directory<B> {
             crypt_schemes: RwLock::new(CryptSchemes::default()),
             prepared: prepared::Prepared::new(),
             descriptors: descriptors::DescriptorCache::default(),
+            acl: acl::AclCache::default(),
+            auditor: RwLock::new(kauri_audit::Auditor::disabled()),
+            pending_audit: Mutex::new(Vec::new()),
         };
         dir.rediscover()?;
         Ok(dir)
@@ -227,6 +239,39 @@ impl<B: Backend> Directory<B> {
         let snap = self.db.read()?;
         *self.domain.write() = DomainInfo::discover(&snap)?.map(Arc::new);
         Ok(())
+    }
+
+    /// Sends audit events to `auditor` from now on.
+    pub fn set_auditor(&self, auditor: kauri_audit::Auditor) {
+        *self.auditor.write() = auditor;
+    }
+
+    /// Where audit events go (a disabled auditor when none was set).
+    pub fn auditor(&self) -> kauri_audit::Auditor {
+        self.auditor.read().clone()
+    }
+
+    /// [`Directory::apply`] for a request that came from `origin`, audited: its events
+    /// are sent when the transaction commits ([`Directory::after_commit`]). The server's
+    /// own bookkeeping (the system, from nowhere) is not audited.
+    pub fn apply_from(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        req: &Request,
+        origin: &audit::Origin,
+    ) -> DirResult<()> {
+        let audited = !(req.caller.is_system() && origin.service.is_empty());
+        let before = if audited {
+            self.audit_before(w, req)
+        } else {
+            None
+        };
+        let started = std::time::Instant::now();
+        let result = self.apply(w, req);
+        if audited {
+            self.audit_change(w, req, origin, before, &result, started.elapsed());
+        }
+        result
     }
 
     /// Applies one request inside the writer's transaction, in a nested transaction of
@@ -358,12 +403,14 @@ impl<B: Backend> Directory<B> {
     /// changes added (a new snapshot, and a database configuration that knows the new
     /// attributes' syntaxes, indexes and links).
     pub fn after_commit(&self) -> DirResult<()> {
+        self.audit_committed();
         let Some(p) = self.pending.lock().take() else {
             return Ok(());
         };
         self.db.replace_config_stored((*p.config).clone())?;
         *self.schema.write() = p.snap;
         self.descriptors.schema_changed();
+        self.acl.schema_changed();
         Ok(())
     }
 
@@ -371,6 +418,7 @@ impl<B: Backend> Directory<B> {
     /// are forgotten.
     pub fn after_abort(&self) {
         self.pending.lock().take();
+        self.audit_aborted();
     }
 
     /// Forces the published schema to include everything committed (the root DSE's

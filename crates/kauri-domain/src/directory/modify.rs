@@ -9,7 +9,6 @@ use kauri_db::syntax::generalized_time;
 use kauri_db::{DbWrite, Dn, Modification, ModifyOp};
 use kauri_kv::Backend;
 
-use super::access::Access;
 use super::add::{
     attribute_def, canonical_times, check_link_targets, check_nesting, check_role_owner,
     check_unique_spns, check_values, check_writable, Attrs,
@@ -48,7 +47,9 @@ impl<B: Backend> Directory<B> {
         for m in mods {
             attribute_def(&snap.schema, &m.attr)?;
         }
-        Access::of(&req.caller).may_modify(id, mods)?;
+        if let Some(p) = self.principal(w, &req.caller)? {
+            self.check_modify(w, snap, &p, id, mods, sd_flags)?;
+        }
         let system = req.caller.is_system();
         // Tombstones are the server's (the collector, bookkeeping).
         if !system && is_tombstone(w, id) {

@@ -244,7 +244,11 @@ pub fn explicit_sddl(dn: &Dn, domain: &Dn) -> Option<String> {
         (&config, "cn=services", CONFIG_PROTECTED_1),
         (&config, "cn=lostandfoundconfig", CONFIG_PROTECTED_1_WD),
         (&config, "cn=physical locations", CONFIG_PROTECTED_1_WD),
-        (&config, "cn=wellknown security principals", CONFIG_PROTECTED_1_WD),
+        (
+            &config,
+            "cn=wellknown security principals",
+            CONFIG_PROTECTED_1_WD,
+        ),
         (&config, "cn=forestupdates", CONFIG_PROTECTED_1_WD),
         (&config, "cn=displayspecifiers", CONFIG_PROTECTED_2),
         (&config, "cn=extended-rights", CONFIG_PROTECTED_2),

@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod descriptor;
+pub mod effective;
 pub mod inherit;
 pub mod rights;
 pub mod sddl;

@@ -55,6 +55,9 @@ impl LocalTarget {
             );
         }
         let dir = crate::domain::open_domain_directory(data, true)?;
+        // A folder of an older build gets its descriptors before anything is added to it
+        // (new objects inherit from their parents').
+        crate::domain::ensure_descriptors(&dir)?;
         let info = dir
             .domain()
             .with_context(|| format!("{} holds no domain", data.display()))?;
@@ -244,6 +247,41 @@ impl Target for LocalTarget {
             new_parent: new_parent.map(str::to_string),
         })?;
         self.apply(change)
+    }
+
+    /// Through the directory service with `sd_flags` set, as the server applies a
+    /// modify that carries the SD flags control.
+    fn write_descriptor(&mut self, dn: &str, value: Vec<u8>, flags: u32) -> OpResult {
+        self.apply(Change::Modify {
+            sd_flags: Some(flags),
+            dn: parse_dn(dn)?,
+            mods: vec![Modification {
+                op: kauri_db::ModifyOp::Replace,
+                attr: super::target::SD_ATTR.to_string(),
+                values: vec![value],
+            }],
+            permissive: false,
+        })
+    }
+
+    /// Computed as the server computes the constructed attribute (a local search
+    /// returns stored attributes only).
+    fn token_groups(&mut self, dn: &str) -> OpResult<Vec<Vec<u8>>> {
+        let parsed = parse_dn(dn)?;
+        let domain = self
+            .dir
+            .domain()
+            .context("the data folder holds no domain")?;
+        let r = self.dir.db().read()?;
+        let id = r
+            .lookup(&parsed)?
+            .filter(|id| *id != 0)
+            .ok_or_else(|| Refused {
+                code: 32,
+                message: format!("no such object: {dn}"),
+            })?;
+        let groups = kauri_domain::directory::token_groups(&r, &domain, id).map_err(refused)?;
+        Ok(groups.into_iter().map(|(_, sid)| sid.to_bytes()).collect())
     }
 
     /// Every change in one transaction, each in a nested one of its own: one fsync for

@@ -1,6 +1,6 @@
-//! The object-management commands (`kauri user|group|ou|computer|contact …`) and what
-//! they share: a [`Target`] that is either a local data folder or a remote server, the
-//! entries read back from it, name resolution, and table/JSON output.
+//! The object-management commands (`kauri user|group|ou|computer|contact|dns|dsacl …`)
+//! and what they share: a [`Target`] that is either a local data folder or a remote
+//! server, the entries read back from it, name resolution, and table/JSON output.
 //!
 //! Every command is written once against [`Target`]: it searches, adds, modifies, deletes
 //! and renames by DN with LDAP's semantics, so the local folder and a remote DC answer
@@ -9,6 +9,7 @@
 pub mod computer;
 pub mod contact;
 pub mod dns;
+pub mod dsacl;
 pub mod group;
 pub mod local;
 pub mod names;

@@ -15,7 +15,9 @@ use kauri_ldap_client::proto::{
 use kauri_ldap_client::{change, search_request, ConnectOptions, LdapClient, LdapUrl, TlsOptions};
 use kauri_ldap_proto::LdapResult;
 
-use super::target::{Attrs, Credentials, DomainNames, Found, Op, OpResult, Refused, Scope, Target};
+use super::target::{
+    Attrs, Credentials, DomainNames, Found, Op, OpResult, Refused, Scope, Target, SD_ATTR,
+};
 
 /// Entries per page of a search.
 const PAGE: u32 = 1000;
@@ -192,6 +194,16 @@ fn changes(mods: Vec<Modification>) -> Vec<kauri_ldap_client::proto::Change> {
         .collect()
 }
 
+/// The SD flags control (LDAP_SERVER_SD_FLAGS_OID), critical: a server that ignored it
+/// would read or replace the whole descriptor.
+fn sd_flags_control(flags: u32) -> Control {
+    use kauri_ldap_client::proto::controls::ControlValue as _;
+    ctl::SdFlags {
+        flags: i32::try_from(flags & 0xF).unwrap_or(0),
+    }
+    .to_control(true)
+}
+
 /// The tree-delete control when asked for.
 fn controls_for_delete(tree: bool) -> Vec<Control> {
     if tree {
@@ -356,6 +368,39 @@ impl Target for RemoteTarget {
             delete_old_rdn,
             new_parent,
             Vec::new(),
+        ))?;
+        check(r)
+    }
+
+    /// A base search that sends the SD flags control.
+    fn read_descriptor(&mut self, dn: &str, flags: u32) -> OpResult<Option<Vec<u8>>> {
+        let req = search_request(
+            dn,
+            SearchScope::Base,
+            Filter::Present("objectClass".into()),
+            &[SD_ATTR],
+        );
+        let got = self
+            .rt
+            .block_on(self.client.search(req, vec![sd_flags_control(flags)]))?;
+        check(got.result)?;
+        let entry = got.entries.into_iter().next().ok_or_else(|| Refused {
+            code: 32,
+            message: format!("no such object: {dn}"),
+        })?;
+        Ok(entry
+            .attributes
+            .into_iter()
+            .find(|a| a.name.eq_ignore_ascii_case(SD_ATTR))
+            .and_then(|a| a.values.into_iter().next()))
+    }
+
+    /// A modify replacing `nTSecurityDescriptor`, with the SD flags control.
+    fn write_descriptor(&mut self, dn: &str, value: Vec<u8>, flags: u32) -> OpResult {
+        let r = self.rt.block_on(self.client.modify(
+            dn,
+            vec![change(ModOp::Replace, SD_ATTR, &[value])],
+            vec![sd_flags_control(flags)],
         ))?;
         check(r)
     }

@@ -300,7 +300,50 @@ pub trait Target {
     fn replace(&mut self, dn: &str, attr: &str, values: &[&str]) -> OpResult {
         self.modify(dn, vec![Modification::new(ModifyOp::Replace, attr, values)])
     }
+
+    /// The object's `nTSecurityDescriptor` as the directory returns it with the SD flags
+    /// control (1.2.840.113556.1.4.801) naming the parts in `flags` (owner 1, group 2,
+    /// DACL 4, SACL 8); `None` when the object has none. Without the control a server
+    /// need not return the descriptor to a `*` read, and returns the SACL to no one but
+    /// administrators; this default reads every part and keeps those asked for.
+    fn read_descriptor(&mut self, dn: &str, flags: u32) -> OpResult<Option<Vec<u8>>> {
+        let found = self.read(dn, &[SD_ATTR])?.ok_or_else(|| Refused {
+            code: 32,
+            message: format!("no such object: {dn}"),
+        })?;
+        let Some(bytes) = found.bytes(SD_ATTR).into_iter().next() else {
+            return Ok(None);
+        };
+        // What cannot be parsed goes back as it is, for the caller to report.
+        match kauri_domain::security::SecurityDescriptor::from_bytes(&bytes) {
+            Ok(sd) => Ok(Some(sd.only(flags).to_bytes().unwrap_or(bytes))),
+            Err(_) => Ok(Some(bytes)),
+        }
+    }
+
+    /// Replaces the parts of the object's `nTSecurityDescriptor` that `flags` names with
+    /// those of `value` (a self-relative descriptor), as a modify with the SD flags
+    /// control does; the directory then re-propagates inheritance below the object.
+    fn write_descriptor(&mut self, dn: &str, value: Vec<u8>, flags: u32) -> OpResult {
+        let _ = (dn, value, flags);
+        Err(anyhow::anyhow!(
+            "this target cannot write a security descriptor part by part"
+        ))
+    }
+
+    /// The SIDs of every group the account at `dn` belongs to, transitively, its primary
+    /// group included (the constructed `tokenGroups`), in their binary form.
+    fn token_groups(&mut self, dn: &str) -> OpResult<Vec<Vec<u8>>> {
+        let found = self.read(dn, &["tokenGroups"])?.ok_or_else(|| Refused {
+            code: 32,
+            message: format!("no such object: {dn}"),
+        })?;
+        Ok(found.bytes("tokenGroups"))
+    }
 }
+
+/// The attribute holding an object's security descriptor.
+pub const SD_ATTR: &str = "nTSecurityDescriptor";
 
 /// Whether an error is a refusal with this LDAP result code.
 pub fn is_code(e: &anyhow::Error, code: u32) -> bool {
