@@ -54,7 +54,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
     /// A file or folder of the log could not be created, opened, read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file or folder.
         path: PathBuf,

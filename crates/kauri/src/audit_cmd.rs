@@ -149,8 +149,7 @@ impl Printer {
 /// `kauri audit`.
 pub fn run(o: &AuditOptions) -> Result<()> {
     let path = o.log.clone().unwrap_or_else(|| default_log_path(&o.data));
-    let set =
-        LogSet::open(&path).with_context(|| format!("reading the audit log {}", path.display()))?;
+    let set = LogSet::open(&path).context("reading the audit log")?;
     let filter = o.filter()?;
     let mut p = Printer {
         json: o.json,
