@@ -327,6 +327,8 @@ pub fn load_dump<B: Backend, R: Read>(
         stats.per_table.push(n);
         stats.pairs += n;
     }
+    // Tables the dump's older layout did not have hold nothing.
+    stats.per_table.resize(tables.len(), 0);
     let mut trailer = [0u8; 12];
     src.exact(&mut trailer)?;
     if &trailer[..4] != TRAILER {

@@ -978,3 +978,37 @@ fn both_backends_implement_the_trait() {
     assert_backend::<LmdbBackend>();
     let _ = LmdbOptions::default();
 }
+
+/// A dump made before a table was added loads into the newer layout: its tables fill the
+/// first ones, the new one stays empty and is counted as such; a dump whose tables are not
+/// the first of the store's is refused.
+#[test]
+fn a_dump_of_an_older_layout_loads_into_a_newer_one() {
+    use kauri_kv::dump::{load_dump, write_dump};
+    let old = kauri_kv::MemBackend::new(TABLES);
+    let mut w = old.write().unwrap();
+    w.put(T, b"k", b"v").unwrap();
+    w.put(U, b"a", b"b").unwrap();
+    w.commit().unwrap();
+    let mut dump = Vec::new();
+    write_dump(&old.read().unwrap(), TABLES, &mut dump).unwrap();
+    let newer: Vec<&str> = TABLES.iter().copied().chain(["third"]).collect();
+    let store = kauri_kv::MemBackend::new(&newer);
+    let stats = load_dump(&store, &newer, dump.as_slice(), None).unwrap();
+    assert_eq!(stats.per_table, [1, 1, 0]);
+    let r = store.read().unwrap();
+    assert_eq!(get(&r, T, b"k").as_deref(), Some(&b"v"[..]));
+    assert_eq!(all(&r, 2), Vec::new());
+    let other: Vec<&str> = ["third"]
+        .into_iter()
+        .chain(TABLES.iter().copied())
+        .collect();
+    let err = load_dump(
+        &kauri_kv::MemBackend::new(&other),
+        &other,
+        dump.as_slice(),
+        None,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("tables"), "{err}");
+}
