@@ -519,15 +519,23 @@ impl Compiled {
                 }
             }
             Compiled::Not(c) => c.collect_attributes(out),
+            leaf => out.extend(leaf.leaf_attribute()),
+        }
+    }
+
+    /// The attribute a leaf assertion tests (`None` for the logical nodes, constants and
+    /// linked-attribute id sets).
+    fn leaf_attribute(&self) -> Option<u32> {
+        match self {
             Compiled::Eq { attr, .. }
             | Compiled::Ge { attr, .. }
             | Compiled::Le { attr, .. }
             | Compiled::Sub { attr, .. }
             | Compiled::Present { attr }
             | Compiled::Ext { attr, .. }
-            | Compiled::LinkPresent { attr } => out.push(*attr),
-            Compiled::ExtDn { attr: Some(a), .. } => out.push(*a),
-            _ => {}
+            | Compiled::LinkPresent { attr } => Some(*attr),
+            Compiled::ExtDn { attr, .. } => *attr,
+            _ => None,
         }
     }
 }
@@ -542,21 +550,10 @@ fn eval_in(
     dn_avas: &mut dyn FnMut() -> DnAvas,
     hidden: Option<&dyn Fn(u32) -> bool>,
 ) -> Tri {
-    let is_hidden = |attr: &u32| hidden.is_some_and(|h| h(*attr));
-    match c {
-        Compiled::Eq { attr, .. }
-        | Compiled::Ge { attr, .. }
-        | Compiled::Le { attr, .. }
-        | Compiled::Sub { attr, .. }
-        | Compiled::Present { attr }
-        | Compiled::Ext { attr, .. }
-        | Compiled::LinkPresent { attr }
-            if is_hidden(attr) =>
-        {
-            return Tri::False
+    if let Some(h) = hidden {
+        if c.leaf_attribute().is_some_and(h) {
+            return Tri::False;
         }
-        Compiled::ExtDn { attr: Some(a), .. } if is_hidden(a) => return Tri::False,
-        _ => {}
     }
     match c {
         Compiled::True => Tri::True,

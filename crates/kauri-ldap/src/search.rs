@@ -2168,27 +2168,21 @@ fn sighting_for(
     job: &SearchJob,
     cursor: &SearchCursor,
 ) -> Result<Option<crate::sight::Shared>, LdapResult> {
-    // A bound account's token is usually cached: found without copying the account.
-    if let Identity::Account(a) = &job.identity {
-        if let Some(p) = a
+    // A bound account's token is usually cached: found without copying the account or
+    // opening a snapshot.
+    let cached = match &job.identity {
+        Identity::Account(a) => a
             .sid
             .as_ref()
-            .and_then(|sid| ctx.dir.cached_principal_of(sid, &a.groups, Some(a.id)))
-        {
-            return Ok(Some(std::cell::RefCell::new(crate::sight::Sighting::new(
-                ctx.dir.clone(),
-                p,
-                cursor.filter_attributes(),
-            ))));
-        }
-    }
-    let caller = job.identity.caller(ctx);
-    let principal = match ctx.dir.cached_principal(&caller) {
-        Some(p) => p,
+            .and_then(|sid| ctx.dir.cached_principal_of(sid, &a.groups, Some(a.id))),
+        _ => None,
+    };
+    let principal = match cached {
+        Some(p) => Some(p),
         None => {
             let snap = ctx.db.read().map_err(|e| db_result(&e))?;
             ctx.dir
-                .principal(&snap, &caller)
+                .principal(&snap, &job.identity.caller(ctx))
                 .map_err(|e| LdapResult::new(ResultCode::OTHER, format!("access check: {e}")))?
         }
     };

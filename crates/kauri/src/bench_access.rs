@@ -877,14 +877,7 @@ async fn sweep(addr: &str, who: Who) -> Result<Sweep> {
             bail!(e);
         }
         pages += 1;
-        let paged = done
-            .controls
-            .iter()
-            .find(|c| c.oid == PagedResults::OID)
-            .context("a page came back without the paged results control")?;
-        cookie = PagedResults::from_control(paged)
-            .map_err(|e| anyhow::anyhow!("paged results control: {e}"))?
-            .cookie;
+        cookie = crate::bench_ldap::next_page_cookie(&done.controls)?;
         if cookie.is_empty() {
             break;
         }

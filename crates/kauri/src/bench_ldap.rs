@@ -847,13 +847,7 @@ async fn paged_sweep(target: &Target, after_connections: usize) -> Result<Sweep>
         }
         entries += n;
         pages += 1;
-        let paged = controls
-            .iter()
-            .find(|c| c.oid == PagedResults::OID)
-            .context("a page came back without the paged results control")?;
-        cookie = PagedResults::from_control(paged)
-            .map_err(|e| anyhow::anyhow!("paged results control: {e}"))?
-            .cookie;
+        cookie = next_page_cookie(&controls)?;
         if cookie.is_empty() {
             break;
         }
@@ -947,4 +941,15 @@ pub fn markdown(reports: &[ServerReport]) -> String {
         }
     }
     s
+}
+
+/// The cookie of the next page, from a paged search's final controls (empty at the end).
+pub(crate) fn next_page_cookie(controls: &[Control]) -> Result<Vec<u8>> {
+    let paged = controls
+        .iter()
+        .find(|c| c.oid == PagedResults::OID)
+        .context("a page came back without the paged results control")?;
+    Ok(PagedResults::from_control(paged)
+        .map_err(|e| anyhow::anyhow!("paged results control: {e}"))?
+        .cookie)
 }

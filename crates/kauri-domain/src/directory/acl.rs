@@ -18,7 +18,6 @@ use parking_lot::Mutex;
 use super::caller::Caller;
 use super::classes::SchemaSnapshot;
 use super::error::{DirError, DirResult};
-use super::info::DomainInfo;
 use super::view::View;
 use super::Directory;
 use crate::schema::FCONFIDENTIAL;
@@ -121,7 +120,7 @@ pub struct Principal {
     pub token: Token,
     /// Privileges the token carries.
     pub privileges: Privileges,
-    /// The record id of the account (PRINCIPAL_SELF applies on it).
+    /// The record id of the account (Self-Membership lets it add or remove itself).
     pub account: Option<u64>,
 }
 
@@ -268,9 +267,9 @@ impl<B: Backend> Directory<B> {
         v: &V,
         caller: &Caller,
     ) -> DirResult<Option<Arc<Principal>>> {
-        let Some(domain) = self.domain() else {
+        if self.domain().is_none() {
             return Ok(None);
-        };
+        }
         let anonymous = well_known::anonymous();
         let (user, groups, account): (&Sid, &[Sid], Option<u64>) = match caller {
             Caller::System => return Ok(None),
@@ -284,19 +283,11 @@ impl<B: Backend> Directory<B> {
         // A token depends on the account's SIDs and on the groups the well-known
         // principals belong to, which only a commit changes: both are cached, the latter
         // for the last USN this server committed.
+        if let Some(found) = self.cached_principal_of(user, groups, account) {
+            return Ok(Some(found));
+        }
         let usn = self.db.local_usn();
         let hash = token_key(user, groups, account);
-        {
-            let cache = self.acl.principals.lock();
-            if let Some(state) = cache.as_ref().filter(|s| s.usn == usn) {
-                if let Some(found) = state.by_hash.get(&hash).and_then(|list| {
-                    list.iter()
-                        .find(|(u, g, a, _)| u == user && g == groups && *a == account)
-                }) {
-                    return Ok(Some(found.3.clone()));
-                }
-            }
-        }
         let well_known = {
             let cached = self
                 .acl
@@ -307,7 +298,7 @@ impl<B: Backend> Directory<B> {
                 .map(|s| s.well_known.clone());
             match cached {
                 Some(w) => w,
-                None => Arc::new(well_known_memberships(v, &domain)?),
+                None => Arc::new(well_known_memberships(v)?),
             }
         };
         let mut sids: Vec<Sid> = groups.to_vec();
@@ -362,24 +353,8 @@ impl<B: Backend> Directory<B> {
         Ok(Some(principal))
     }
 
-    /// [`Directory::principal`] when the cache answers without reading the directory:
-    /// `None` when it cannot (then ask `principal` with a view).
-    pub fn cached_principal(&self, caller: &Caller) -> Option<Option<Arc<Principal>>> {
-        match caller {
-            Caller::System => Some(None),
-            Caller::Account(a) => match &a.sid {
-                Some(sid) => self
-                    .cached_principal_of(sid, &a.groups, Some(a.id))
-                    .map(Some),
-                None if a.admin => Some(None),
-                None => None,
-            },
-            Caller::Anonymous => None,
-        }
-    }
-
-    /// The cached principal of an account with SID `user`, group SIDs `groups` and
-    /// record id `account`, if the cache holds it (no copy of the caller needed).
+    /// [`Directory::principal`] of an account with SID `user`, group SIDs `groups` and
+    /// record id `account` when the cache holds it: no view, no copy of the caller.
     pub fn cached_principal_of(
         &self,
         user: &Sid,
@@ -1018,7 +993,7 @@ fn validated_self_membership<V: View + ?Sized>(
 
 /// The groups the well-known principals of a network logon (Everyone, Authenticated
 /// Users) are members of, through their foreign security principal objects.
-fn well_known_memberships<V: View + ?Sized>(v: &V, domain: &DomainInfo) -> DirResult<Vec<Sid>> {
+fn well_known_memberships<V: View + ?Sized>(v: &V) -> DirResult<Vec<Sid>> {
     let mut out = Vec::new();
     for sid in [well_known::authenticated_users(), well_known::world()] {
         for fsp in v.find("objectSid", &sid.to_bytes())? {
@@ -1032,6 +1007,5 @@ fn well_known_memberships<V: View + ?Sized>(v: &V, domain: &DomainInfo) -> DirRe
             out.extend(groups.into_iter().map(|(_, s)| s));
         }
     }
-    let _ = domain;
     Ok(out)
 }

@@ -57,13 +57,21 @@ enum Kind {
 }
 
 fn facts<V: View + ?Sized>(v: &V, id: u64) -> Facts {
-    let classes: Vec<String> = v
-        .values(id, "objectClass")
-        .unwrap_or_default()
-        .iter()
-        .map(|c| String::from_utf8_lossy(c).to_ascii_lowercase())
-        .collect();
-    let is = |c: &str| classes.iter().any(|x| x == c);
+    // One decode of the record for the four attributes.
+    let [classes, sid, group_type, uac]: [Vec<Vec<u8>>; 4] = v
+        .all_values(
+            id,
+            &[
+                "objectClass",
+                "objectSid",
+                "groupType",
+                "userAccountControl",
+            ],
+        )
+        .ok()
+        .and_then(|all| all.try_into().ok())
+        .unwrap_or_default();
+    let is = |c: &str| classes.iter().any(|x| x.eq_ignore_ascii_case(c.as_bytes()));
     let kind = if is("computer") {
         Kind::Computer
     } else if is("user") {
@@ -73,15 +81,16 @@ fn facts<V: View + ?Sized>(v: &V, id: u64) -> Facts {
     } else {
         Kind::Other
     };
+    let int = |vals: &[Vec<u8>]| {
+        vals.first()
+            .and_then(|b| std::str::from_utf8(b).ok()?.trim().parse::<i64>().ok())
+    };
     Facts {
         dn: v.dn_of(id).unwrap_or_default(),
         kind,
-        sid: v
-            .values(id, "objectSid")
-            .ok()
-            .and_then(|s| s.first().and_then(|b| Sid::from_bytes(b).ok())),
-        group_type: v.int(id, "groupType").ok().flatten(),
-        uac: v.int(id, "userAccountControl").ok().flatten(),
+        sid: sid.first().and_then(|b| Sid::from_bytes(b).ok()),
+        group_type: int(&group_type),
+        uac: int(&uac),
     }
 }
 
