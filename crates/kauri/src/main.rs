@@ -17,6 +17,7 @@ mod kerberos;
 mod ldifcmd;
 mod populate;
 mod serve;
+mod traffic;
 
 use std::path::PathBuf;
 
@@ -150,6 +151,12 @@ enum Command {
     /// The audit log: every authentication and change, with Windows event IDs, read
     /// back and filtered (or followed as it is written).
     Audit(audit_cmd::AuditOptions),
+    /// Traffic tools: populate a domain, summarize captures, learn a model, replay it
+    /// against any domain controller, and chart the runs.
+    Traffic {
+        #[command(subcommand)]
+        what: traffic::TrafficCommand,
+    },
     /// Contacts.
     Contact {
         #[command(flatten)]
@@ -863,6 +870,7 @@ fn run() -> Result<()> {
             admin::dsacl::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
         Command::Audit(opts) => audit_cmd::run(&opts)?,
+        Command::Traffic { what } => traffic::run(what)?,
         Command::Contact { target, json, what } => {
             admin::contact::run(admin::target::open(&target)?.as_mut(), &what, json)?
         }
