@@ -49,10 +49,15 @@ pub struct RunReport {
     pub max_sleep_miss: f64,
     /// The 95th percentile of that delay, in seconds.
     pub p95_sleep_miss: f64,
+    /// The 95th percentile, in seconds, of how late the client woke for an operation it
+    /// was waiting to send: its own scheduling lag, apart from waits for the server.
+    #[serde(default)]
+    pub p95_client_lag: f64,
     /// The share of the client's CPU time the replayer used (1.0 = every core busy).
     pub client_cpu: f64,
     /// True when the client, not the server, limited the rate: the client's cores were
-    /// saturated or operations were sent late.
+    /// saturated or it woke late for operations it was waiting to send. (Operations sent
+    /// late because the one before waited for the server are the server's doing.)
     pub client_bound: bool,
     /// Latencies per (protocol, op code), in table order.
     pub operations: Vec<OpStats>,
@@ -173,6 +178,11 @@ impl RunReport {
         );
         let _ = writeln!(
             s,
+            "95% client lag:             {:10.6} s",
+            self.p95_client_lag
+        );
+        let _ = writeln!(
+            s,
             "Planned conversations:      {:10}",
             self.planned_conversations
         );
@@ -194,7 +204,7 @@ impl RunReport {
         if self.client_bound {
             let _ = writeln!(
                 s,
-                "NOTE: the client limited this run (busy cores or late sends); the server may do more."
+                "NOTE: the client limited this run (busy cores or late wake-ups); the server may do more."
             );
         }
         let _ = writeln!(s);

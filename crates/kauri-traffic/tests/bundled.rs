@@ -1,0 +1,74 @@
+//! The bundled sample (`examples/traffic`, recorded by `scripts/traffic-capture`): the
+//! capture summarizes to the bundled summary exactly, the summary learns the bundled model
+//! exactly, and Samba's own learner makes the same model from the same summary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kauri_traffic::learn::learn;
+use kauri_traffic::model::Model;
+use kauri_traffic::summarize::summarize_capture;
+use kauri_traffic::summary;
+
+fn bundled(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/traffic")
+        .join(name)
+}
+
+#[test]
+fn the_capture_summarizes_to_the_bundled_summary() {
+    let capture = std::fs::read(bundled("demo.pcapng")).unwrap();
+    let got = summarize_capture(&capture).unwrap();
+    let text: String = got.packets.iter().map(|p| format!("{p}\n")).collect();
+    let want = std::fs::read_to_string(bundled("demo.summary")).unwrap();
+    assert_eq!(text, want);
+    assert_eq!(got.stats.malformed, 0);
+    assert_eq!(got.stats.truncated, 0);
+    // Every protocol the sample was recorded for is there.
+    for p in ["dns", "cldap", "kerberos", "ldap"] {
+        assert!(
+            got.packets.iter().any(|x| x.protocol == p),
+            "no {p} in the sample"
+        );
+    }
+}
+
+#[test]
+fn the_summary_learns_the_bundled_model() {
+    let f = std::fs::File::open(bundled("demo.summary")).unwrap();
+    let packets = summary::read(std::io::BufReader::new(f)).unwrap();
+    let model = learn(&[packets]).unwrap();
+    let bundled_model = Model::load(bundled("demo.model")).unwrap();
+    assert_eq!(model.to_value().unwrap(), bundled_model.to_value().unwrap());
+    // The file is byte for byte what learning writes.
+    let text = std::fs::read_to_string(bundled("demo.model")).unwrap();
+    assert_eq!(model.to_json().unwrap(), text);
+}
+
+#[test]
+fn samba_learns_the_same_model_from_the_bundled_summary() {
+    let learner = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/samba-tests/traffic/traffic_learner");
+    let samba = Command::new("/usr/bin/python3")
+        .args(["-c", "import samba.emulate.traffic"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !samba || !learner.is_file() {
+        println!("skipped: Samba's traffic_learner or python3-samba is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("samba.model");
+    let status = Command::new("/usr/bin/python3")
+        .arg(&learner)
+        .arg(bundled("demo.summary"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let samba_model = Model::load(&out).unwrap();
+    let ours = Model::load(bundled("demo.model")).unwrap();
+    assert_eq!(samba_model.to_value().unwrap(), ours.to_value().unwrap());
+}
