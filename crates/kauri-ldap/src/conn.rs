@@ -878,7 +878,14 @@ impl Conn {
                     OP_MODIFY,
                     id,
                     m.controls,
-                    &[ctl::PERMISSIVE_MODIFY, ctl::SD_FLAGS],
+                    // AD takes the show-deleted controls on a modify too (Samba's tools
+                    // send them with descriptor changes); a live object is found as without.
+                    &[
+                        ctl::PERMISSIVE_MODIFY,
+                        ctl::SD_FLAGS,
+                        ctl::SHOW_DELETED,
+                        ctl::SHOW_RECYCLED,
+                    ],
                     op,
                     ProtocolOp::ModifyResponse,
                     permit,
