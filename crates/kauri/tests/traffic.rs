@@ -252,9 +252,15 @@ fn the_bundled_sample_summarizes_learns_replays_and_charts() {
         "--html".as_ref(),
         html.as_os_str(),
     ]);
-    assert!(table.contains("kauri 100/s") && table.contains("searchRequest"), "{table}");
+    assert!(
+        table.contains("kauri 100/s") && table.contains("searchRequest"),
+        "{table}"
+    );
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("kauri 300/s") && page.contains("<svg"), "{page}");
+    assert!(
+        page.contains("kauri 300/s") && page.contains("<svg"),
+        "{page}"
+    );
 }
