@@ -62,6 +62,10 @@ pub struct ReplayArgs {
     /// would end it.
     #[arg(long, default_value_t = 0.0)]
     pub conversation_persistence: f64,
+    /// Also send DNS queries at this rate (per second), as Samba's `--dns-rate`: a model's
+    /// DNS counts plan none of their own.
+    #[arg(long, default_value_t = 0.0)]
+    pub dns_rate: f64,
     /// Authenticate as the accounts `kauri traffic populate` made, from its manifest
     /// (default `populate.json`). Without it every conversation is the -U account.
     #[arg(long, num_args = 0..=1, default_missing_value = "populate.json")]
@@ -195,17 +199,21 @@ fn make_plan(a: &ReplayArgs) -> Result<(Plan, String)> {
         seed: a.seed,
     };
     let name = a.source.display().to_string();
-    if text.trim_start().starts_with('{') {
+    let (mut plan, name) = if text.trim_start().starts_with('{') {
         let model = kauri_traffic::model::Model::parse(&text)
             .with_context(|| format!("reading the model {name}"))?;
         let p = plan::plan_from_model(&model, &opts).context("planning from the model")?;
-        Ok((p, name))
+        (p, name)
     } else {
         let packets = kauri_traffic::summary::read(text.as_bytes())
             .with_context(|| format!("reading the summary {name}"))?;
         let p = plan::plan_from_summary(&packets, &opts).context("planning from the summary")?;
-        Ok((p, name))
+        (p, name)
+    };
+    if a.dns_rate > 0.0 {
+        plan::add_dns_queries(&mut plan, a.dns_rate, a.seed).context("planning DNS queries")?;
     }
+    Ok((plan, name))
 }
 
 fn cpu_seconds() -> f64 {
