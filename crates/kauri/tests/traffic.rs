@@ -240,6 +240,26 @@ fn the_bundled_sample_summarizes_learns_replays_and_charts() {
         assert!(got.iter().any(|k| k.0 == "ldap:3"), "{got:?}");
         runs.push(out);
     }
+    // The recorded summary as it was: Kerberos exchanges, a Kerberos (GSSAPI) bind and an
+    // NTLM one, simple binds, searches, CLDAP and DNS, every one answered.
+    let args = replay_args(&served, &bundled("demo.summary"), &["--duration", "3s"]);
+    let run = json(&ok(&args));
+    assert_eq!(run["failed"], 0, "{run:#}");
+    let got = kinds(&run);
+    for wanted in [
+        "kerberos:10",
+        "kerberos:14",
+        "ldap:0",
+        "ldap:3",
+        "cldap:3",
+        "dns:0",
+    ] {
+        assert!(
+            got.iter().any(|k| k.0 == wanted && k.1 > 0),
+            "{wanted}: {got:?}"
+        );
+    }
+
     let png = dir.path().join("report.png");
     let html = dir.path().join("report.html");
     let table = ok(&[

@@ -2,9 +2,12 @@
 //! packets at their times, one at a time as real clients do, and timing each answer.
 //!
 //! What each recorded operation becomes:
-//! - `ldap:0` bind: a new connection, then a simple bind, or for SASL a GSS-SPNEGO bind
-//!   with NTLM and sealing, as Windows binds (Kerberos binds fall back to NTLM); a SASL
-//!   bind request without a mechanism is a later step of the bind before, not a new one;
+//! - `ldap:0` bind: a new connection, then a simple bind, or for SASL a GSS-SPNEGO bind:
+//!   with Kerberos where the recording used it (the GSSAPI mechanism, or Kerberos packets
+//!   earlier in the conversation) and the server has a KDC — the service ticket fetched
+//!   once per conversation, untimed, as a ticket cache keeps it — else with NTLM and
+//!   sealing, as Windows binds; a SASL bind request without a mechanism is a later step of
+//!   the bind before, not a new one;
 //! - `ldap:2` unbind: the connection is closed (not timed: it has no answer);
 //! - `ldap:3` search: the recorded scope and attributes, at a real DN of the recorded
 //!   shape, the filter's values filled from the directory (no filter: a user lookup at the
@@ -100,12 +103,16 @@ struct Client<'c> {
     bound: bool,
     kerberos: bool,
     tgt: Option<Credential>,
+    ldap_ticket: Option<Credential>,
     cldap: Option<UdpSocket>,
     dns: Option<UdpSocket>,
     message_id: i32,
     own: Vec<String>,
     made: u64,
 }
+
+/// The OID of the GSSAPI (Kerberos V5) SASL mechanism as summaries name it.
+const GSSAPI_OID: &str = "1.2.840.113554.1.2.2";
 
 /// Names RFC 4511 gives LDAP's operations, and the other protocols' descriptions.
 pub fn describe(protocol: &str, opcode: &str) -> String {
@@ -212,12 +219,32 @@ impl<'c> Client<'c> {
             return Step::Skipped("ldap bind (no account)".into());
         };
         let simple = extra.get(5).is_some_and(|s| s == "simple");
+        // Kerberos where the recording used it (the GSSAPI mechanism, or Kerberos packets
+        // earlier in the conversation) and the server has a KDC; NTLM otherwise.
+        let kerberos = !simple
+            && self.ctx.services.kdc
+            && (self.kerberos || extra.get(6).is_some_and(|m| m == GSSAPI_OID));
+        let token = if kerberos {
+            match self.service_ticket(&a).await {
+                Ok(cred) => match krb::spnego_kerberos_token(&self.ctx.realm, &a.sam, &cred) {
+                    Ok(t) => Some(t),
+                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
+                },
+                Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
+            }
+        } else {
+            None
+        };
         let Some(c) = self.ldap.as_mut() else {
             return Step::Timed(Duration::ZERO, Err(closed()));
         };
         let t = Instant::now();
         let r = if simple {
             c.simple_bind(&a.bind_name, a.password.as_bytes()).await
+        } else if let Some(token) = token {
+            c.sasl_bind("GSS-SPNEGO", Some(token))
+                .await
+                .map(|r| r.result)
         } else {
             c.ntlm_bind(&a.sam, &self.ctx.netbios, &a.password, true)
                 .await
@@ -231,6 +258,24 @@ impl<'c> Client<'c> {
             Err(e) => Err(Failure::client(e)),
         };
         Step::Timed(t.elapsed(), out)
+    }
+
+    /// A ticket for the DC's LDAP service, fetched (untimed) once per conversation, as a
+    /// client's ticket cache keeps it.
+    async fn service_ticket(&mut self, a: &Account) -> Result<Credential, Failure> {
+        if let Some(c) = &self.ldap_ticket {
+            return Ok(c.clone());
+        }
+        let key = self.ctx.key_of(a)?;
+        let (kdc, realm) = (&self.ctx.kdc_addr, &self.ctx.realm);
+        if self.tgt.is_none() {
+            self.tgt = Some(krb::as_exchange(kdc, realm, &a.sam, &key).await?);
+        }
+        let tgt = self.tgt.as_ref().ok_or_else(closed)?;
+        let host = self.ctx.dc_host.clone();
+        let c = krb::tgs_exchange(kdc, realm, &a.sam, tgt, &["ldap", &host]).await?;
+        self.ldap_ticket = Some(c.clone());
+        Ok(c)
     }
 
     async fn search(&mut self, extra: &[String]) -> Step {
@@ -600,6 +645,7 @@ pub async fn run(
         bound: false,
         kerberos: ctx.prefer_kerberos,
         tgt: None,
+        ldap_ticket: None,
         cldap: None,
         dns: None,
         message_id: 0,

@@ -194,3 +194,84 @@ pub async fn tgs_exchange(
         Err(_) => Err(refusal(&reply)),
     }
 }
+
+/// DER: a tag and its content with a definite length.
+fn der(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let n = content.len();
+    if n < 0x80 {
+        out.push(n as u8);
+    } else {
+        let bytes = n.to_be_bytes();
+        let skip = bytes.iter().take_while(|b| **b == 0).count();
+        out.push(0x80 | (bytes.len() - skip) as u8);
+        out.extend_from_slice(&bytes[skip..]);
+    }
+    out.extend_from_slice(content);
+    out
+}
+
+/// The SPNEGO OID (1.3.6.1.5.5.2) and Kerberos V5's (1.2.840.113554.1.2.2), as DER.
+const OID_SPNEGO: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x02];
+const OID_KRB5: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02];
+
+/// The first (and only) token of a GSS-SPNEGO bind with Kerberos, as Windows sends it:
+/// a NegTokenInit offering Kerberos with an AP-REQ for `service` (mutual authentication,
+/// neither signing nor sealing asked for, so the connection stays plain after the bind).
+pub fn spnego_kerberos_token(
+    realm: &str,
+    user: &str,
+    service: &Credential,
+) -> Result<Vec<u8>, Failure> {
+    use kauri_auth::krb::msg::constants::cksumtype;
+    use kauri_auth::krb::msg::gss::{gss_flags, GssChecksum, TOK_ID_AP_REQ};
+    use kauri_auth::krb::msg::{ap_options, GssKrb5Token};
+    let flags = GssChecksum {
+        flags: gss_flags::MUTUAL,
+        ..GssChecksum::default()
+    };
+    let auth = Authenticator {
+        crealm: realm.into(),
+        cname: PrincipalName::new(name_type::NT_PRINCIPAL, &[user]),
+        cksum: Some(Checksum {
+            cksumtype: cksumtype::GSSAPI,
+            checksum: flags.encode(),
+        }),
+        cusec: 0,
+        ctime: KerberosTime(now()),
+        seq_number: Some(nonce()),
+        ..Authenticator::default()
+    };
+    let cipher = service
+        .session
+        .encrypt(11, &auth.encode())
+        .map_err(|e| Failure::new(format!("encrypting the authenticator: {e}")))?;
+    let ap = ApReq {
+        ap_options: KerberosFlags(ap_options::MUTUAL_REQUIRED),
+        ticket: service.ticket.clone(),
+        authenticator: EncryptedData {
+            etype: service.session.etype().number(),
+            kvno: None,
+            cipher,
+        },
+    };
+    let gss = GssKrb5Token::new(TOK_ID_AP_REQ, ap.encode()).encode();
+    // NegTokenInit ::= SEQUENCE { mechTypes [0] MechTypeList, mechToken [2] OCTET STRING }
+    let mech_types = der(0xa0, &der(0x30, &der(0x06, OID_KRB5)));
+    let mech_token = der(0xa2, &der(0x04, &gss));
+    let init = der(0xa0, &der(0x30, &[mech_types, mech_token].concat()));
+    Ok(der(0x60, &[der(0x06, OID_SPNEGO), init].concat()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::der;
+
+    #[test]
+    fn der_lengths() {
+        assert_eq!(der(0x04, &[1, 2]), vec![0x04, 2, 1, 2]);
+        let long = der(0x04, &[0u8; 300]);
+        assert_eq!(&long[..4], &[0x04, 0x82, 0x01, 0x2c]);
+        assert_eq!(long.len(), 304);
+    }
+}

@@ -70,7 +70,8 @@ pub struct ReplayArgs {
     /// (default `populate.json`). Without it every conversation is the -U account.
     #[arg(long, num_args = 0..=1, default_missing_value = "populate.json")]
     pub users_from_populate: Option<PathBuf>,
-    /// Use Kerberos where the recording did (binds still use NTLM for now).
+    /// Bind with Kerberos (GSS-SPNEGO) wherever a SASL bind is recorded, not only where
+    /// the recording used Kerberos.
     #[arg(long)]
     pub prefer_kerberos: bool,
     /// Only read: skip recorded adds, modifies, deletes and renames (no scratch OU).
