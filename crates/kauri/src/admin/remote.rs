@@ -85,7 +85,7 @@ pub async fn connect(url: &str, creds: &Credentials) -> Result<LdapClient> {
 }
 
 /// The first value of an attribute of an entry the server sent.
-fn first(e: &kauri_ldap_client::proto::SearchResultEntry, name: &str) -> Option<String> {
+pub(crate) fn first(e: &kauri_ldap_client::proto::SearchResultEntry, name: &str) -> Option<String> {
     e.attributes
         .iter()
         .find(|a| a.name.eq_ignore_ascii_case(name))

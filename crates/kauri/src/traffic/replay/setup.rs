@@ -15,6 +15,7 @@ use kauri_traffic::random::Rng;
 use parking_lot::Mutex;
 
 use super::filter::ValuePool;
+use crate::admin::remote::first;
 use super::outcome::Failure;
 
 /// An account a conversation authenticates as.
@@ -157,15 +158,6 @@ impl Ctx {
         self.keys.lock().insert(account.sam.clone(), k.clone());
         Ok(k)
     }
-}
-
-/// The first value of `name` in an entry.
-fn first(e: &kauri_ldap_client::proto::SearchResultEntry, name: &str) -> Option<String> {
-    e.attributes
-        .iter()
-        .find(|a| a.name.eq_ignore_ascii_case(name))
-        .and_then(|a| a.values.first())
-        .map(|v| String::from_utf8_lossy(v).into_owned())
 }
 
 /// What the root DSE and the partitions container say about the domain.
