@@ -12,7 +12,7 @@ use tokio::net::UdpSocket;
 
 use super::outcome::Failure;
 
-/// How long a datagram waits for its answer.
+/// How long a datagram waits for its answer (answers to other requests included).
 pub const UDP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A connected UDP socket of one conversation for one service.
@@ -55,8 +55,9 @@ pub async fn cldap_ping(s: &UdpSocket, id: i32, realm: &str) -> Result<(), Failu
         .await
         .map_err(Failure::io)?;
     let mut buf = vec![0u8; 4096];
+    let deadline = tokio::time::Instant::now() + UDP_TIMEOUT;
     loop {
-        let n = tokio::time::timeout(UDP_TIMEOUT, s.recv(&mut buf))
+        let n = tokio::time::timeout_at(deadline, s.recv(&mut buf))
             .await
             .map_err(|_| Failure::new("timeout".into()))?
             .map_err(Failure::io)?;
@@ -112,8 +113,9 @@ pub async fn dns_ask(s: &UdpSocket, id: u16, name: &str, qtype: u16) -> Result<(
         .await
         .map_err(Failure::io)?;
     let mut buf = vec![0u8; 4096];
+    let deadline = tokio::time::Instant::now() + UDP_TIMEOUT;
     loop {
-        let n = tokio::time::timeout(UDP_TIMEOUT, s.recv(&mut buf))
+        let n = tokio::time::timeout_at(deadline, s.recv(&mut buf))
             .await
             .map_err(|_| Failure::new("timeout".into()))?
             .map_err(Failure::io)?;
