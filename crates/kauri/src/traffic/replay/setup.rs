@@ -15,8 +15,8 @@ use kauri_traffic::random::Rng;
 use parking_lot::Mutex;
 
 use super::filter::ValuePool;
-use crate::admin::remote::first;
 use super::outcome::Failure;
+use crate::admin::remote::first;
 
 /// An account a conversation authenticates as.
 #[derive(Debug, Clone)]
