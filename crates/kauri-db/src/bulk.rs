@@ -9,6 +9,12 @@
 //! cut short by an error or a crash) re-indexes itself. A load is therefore not atomic: an
 //! error leaves the entries of the chunks committed before it, fully indexed after the next
 //! open.
+//!
+//! A caller that resolved names itself (a bulk load validated against its own view of the
+//! directory) adds [`Placed`] entries: parent and link targets given as ids, nothing looked
+//! up, and the keys that would land at scattered places — names under their parents, link
+//! back keys — written in key order when a chunk commits, so each committed chunk still
+//! holds whole names and links.
 
 use kauri_kv::{Backend, WriteTxn};
 
@@ -17,7 +23,9 @@ use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
 use crate::keys::meta;
 use crate::sorter::KeyBatch;
+use crate::write::append::PlacedKeys;
 use crate::write::DbWrite;
+pub use crate::write::Placed;
 
 /// Index keys written per transaction by [`BulkLoader::finish`].
 const KEYS_PER_TXN: usize = 1 << 20;
@@ -40,6 +48,7 @@ pub struct BulkLoader<'d, B: Backend> {
     chunk: usize,
     in_chunk: usize,
     stats: BulkStats,
+    placed: PlacedKeys,
 }
 
 impl<B: Backend> Db<B> {
@@ -54,27 +63,50 @@ impl<B: Backend> Db<B> {
             chunk: chunk.max(1),
             in_chunk: 0,
             stats: BulkStats::default(),
+            placed: PlacedKeys::default(),
         })
     }
 }
 
 impl<'d, B: Backend> BulkLoader<'d, B> {
-    fn txn(&mut self) -> DbResult<&mut DbWrite<'d, B>> {
+    fn txn_mut(&mut self) -> DbResult<&mut DbWrite<'d, B>> {
         self.w
             .as_mut()
             .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))
     }
 
+    /// Whether an entry failed in the database, which ends the load: it can no longer add
+    /// entries or finish.
+    pub fn failed(&self) -> bool {
+        self.w.as_ref().is_none_or(DbWrite::is_poisoned)
+    }
+
     /// Adds an entry below an existing parent.
     pub fn add(&mut self, entry: Entry) -> DbResult<u64> {
-        let id = self.txn()?.add(entry)?;
+        let id = self.txn_mut()?.add(entry)?;
+        self.added()?;
+        Ok(id)
+    }
+
+    /// Adds an entry whose parent and link targets the caller resolved (see [`Placed`]):
+    /// nothing is looked up by name, and its name and link back keys are written in order
+    /// when the chunk commits. The entry is copied, not taken: a caller that built it on
+    /// another thread can free it there.
+    pub fn add_placed(&mut self, placed: &Placed) -> DbResult<u64> {
+        let BulkLoader {
+            w, placed: keys, ..
+        } = self;
+        let id = w
+            .as_mut()
+            .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?
+            .add_placed(placed, keys)?;
         self.added()?;
         Ok(id)
     }
 
     /// Adds the head of a naming context.
     pub fn add_root(&mut self, entry: Entry) -> DbResult<u64> {
-        let id = self.txn()?.add_root(entry)?;
+        let id = self.txn_mut()?.add_root(entry)?;
         self.added()?;
         Ok(id)
     }
@@ -82,7 +114,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
     /// Adds the head of a naming context even below an existing entry (see
     /// [`DbWrite::add_naming_context`]).
     pub fn add_naming_context(&mut self, entry: Entry) -> DbResult<u64> {
-        let id = self.txn()?.add_naming_context(entry)?;
+        let id = self.txn_mut()?.add_naming_context(entry)?;
         self.added()?;
         Ok(id)
     }
@@ -96,6 +128,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
                 .w
                 .take()
                 .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
+            self.placed.write(w.kv())?;
             let keys = w.take_deferred();
             w.commit()?;
             self.stats.commits += 1;
@@ -121,6 +154,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
                 "an entry of this bulk load failed; it was not finished".into(),
             ));
         }
+        self.placed.write(w.kv())?;
         let keys = w.take_deferred();
         let unique = w.unique_attrs();
         w.commit()?;

@@ -129,6 +129,7 @@ impl<B: kauri_kv::Backend> crate::Db<B> {
         let Some(attr) = w.stored_attr_id(&name) else {
             return Ok(0);
         };
+        w.forget_last_descriptor();
         let kv = w.kv();
         let mut used = HashSet::new();
         let mut last = None;

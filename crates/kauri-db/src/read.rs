@@ -387,6 +387,15 @@ impl<'d, B: Backend> DbRead<'d, B> {
         self.db
     }
 
+    /// The id the next record added after this snapshot gets (ids are handed out in
+    /// order, so a bulk load can name its entries before it stores them).
+    pub fn next_record_id(&self) -> DbResult<u64> {
+        self.kv
+            .get(T_META, meta::NEXT_ID)?
+            .and_then(read_u64_be)
+            .ok_or_else(|| DbError::corrupt("meta next_id missing"))
+    }
+
     /// The highest USN committed in this snapshot.
     pub fn usn(&self) -> DbResult<u64> {
         Ok(self
@@ -745,6 +754,66 @@ impl<'d, B: Backend> DbRead<'d, B> {
             Some((kind, key_attr)) => closure(&self.kv, kind, key_attr, start),
             None => Ok(Vec::new()),
         }
+    }
+}
+
+/// The values an attribute's equality index holds, as a set: for callers that test many
+/// values against what is stored, one index scan instead of one lookup per value (a bulk
+/// load's uniqueness rules). A value it does not hold is held by no record; one it holds
+/// is looked up with [`DbRead::find_eq`] for the holders.
+#[derive(Debug, Clone)]
+pub struct StoredValues {
+    attr: Option<u32>,
+    syntax: crate::syntax::Syntax,
+    max_key_len: usize,
+    prefixes: std::collections::HashSet<Vec<u8>>,
+}
+
+impl StoredValues {
+    /// Whether some record may hold `value` (always true for a value the syntax refuses,
+    /// so the caller asks the index).
+    pub fn may_hold(&self, value: &[u8]) -> bool {
+        let Some(aid) = self.attr else {
+            return false;
+        };
+        match self.syntax.normalize(value) {
+            Ok(norm) => self
+                .prefixes
+                .contains(&value_prefix(aid, &norm, self.max_key_len)),
+            Err(_) => true,
+        }
+    }
+}
+
+impl<B: Backend> DbRead<'_, B> {
+    /// The values the equality index of `attr` holds (see [`StoredValues`]); `None` when
+    /// the attribute has no equality index.
+    pub fn stored_values(&self, attr: &str) -> DbResult<Option<StoredValues>> {
+        let lower = attr.to_ascii_lowercase();
+        let flags = self.cfg.index_of_lower(&lower);
+        if !(flags.contains(IndexFlags::EQUALITY) || flags.contains(IndexFlags::UNIQUE)) {
+            return Ok(None);
+        }
+        let aid = self.attr_id(&lower);
+        let mut prefixes = std::collections::HashSet::new();
+        if let Some(aid) = aid {
+            for item in
+                self.kv
+                    .prefix(T_INDEX, &crate::keys::value_head(aid), Direction::Forward)?
+            {
+                let (k, _) = item?;
+                let k: &[u8] = &k;
+                if let Some(p) = k.get(..k.len().saturating_sub(8)) {
+                    prefixes.insert(p.to_vec());
+                }
+            }
+        }
+        Ok(Some(StoredValues {
+            attr: aid,
+            syntax: self.cfg.schema.syntax_of_lower(&lower),
+            max_key_len: self.cfg.max_index_key_len,
+            prefixes,
+        }))
     }
 }
 

@@ -55,7 +55,7 @@ pub const TEAMS_PER_DEPT: usize = 9;
 /// Users directly in a department OU (so the subtree holds 1 + 9 + 450 + 40 = 500).
 pub const DEPT_DIRECT: usize = 40;
 
-const FIRST: &[&str] = &[
+pub(crate) const FIRST: &[&str] = &[
     "James",
     "Mary",
     "Wiremu",
@@ -81,12 +81,12 @@ const FIRST: &[&str] = &[
     "Sione",
     "Lupe",
 ];
-const LAST: &[&str] = &[
+pub(crate) const LAST: &[&str] = &[
     "Smith", "Williams", "Brown", "Wilson", "Taylor", "Ngata", "Parata", "Anderson", "Thompson",
     "Walker", "Harris", "Patel", "Singh", "Wang", "Li", "Kim", "Tui", "Faleolo", "Martin",
     "Clarke", "Cooper", "King",
 ];
-const TITLES: &[&str] = &[
+pub(crate) const TITLES: &[&str] = &[
     "Engineer",
     "Analyst",
     "Manager",
@@ -95,7 +95,7 @@ const TITLES: &[&str] = &[
     "Consultant",
     "Officer",
 ];
-const DEPARTMENTS: &[&str] = &[
+pub(crate) const DEPARTMENTS: &[&str] = &[
     "Finance",
     "Engineering",
     "Sales",

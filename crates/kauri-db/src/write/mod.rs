@@ -13,8 +13,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use kauri_kv::{Backend, Direction, ReadTxn, WriteTxn};
 
+pub(crate) mod append;
 mod links;
 mod values;
+
+pub use append::Placed;
+
+/// The forward links of a new entry: each attribute with the ids it links to.
+type NewLinks = Vec<(links::LinkAttr, Vec<u64>)>;
 
 use values::Seen;
 
@@ -82,6 +88,8 @@ pub struct DbWrite<'d, B: Backend> {
     now: u64,
     deferred: Option<KeySorter>,
     poisoned: Option<String>,
+    /// The descriptor stored last and its id: neighbouring entries mostly share theirs.
+    last_descriptor: Option<(Vec<u8>, u64)>,
 }
 
 fn back_link_refused(name: &str, forward: &str) -> DbError {
@@ -146,6 +154,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             now,
             deferred: None,
             poisoned: None,
+            last_descriptor: None,
         })
     }
 
@@ -193,6 +202,8 @@ impl<'d, B: Backend> DbWrite<'d, B> {
     /// Rolls back the innermost nested transaction's changes, and only those.
     pub fn abort_nested(&mut self) -> DbResult<()> {
         self.kv.abort_nested()?;
+        // It may have been stored by what was rolled back.
+        self.last_descriptor = None;
         if let Some(s) = self.saved.pop() {
             for (_, name) in self.added.drain(s.added..) {
                 self.added_by_name.remove(&name.to_ascii_lowercase());
@@ -400,6 +411,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         crate::descriptors::get(&self.kv, id)
     }
 
+    /// Forgets the descriptor remembered as stored (descriptors are about to be removed).
+    pub(crate) fn forget_last_descriptor(&mut self) {
+        self.last_descriptor = None;
+    }
+
     /// The id of a descriptor, stored now if it was not.
     pub fn intern_descriptor(&mut self, value: &[u8]) -> DbResult<u64> {
         crate::descriptors::intern(&mut self.kv, value)
@@ -418,11 +434,15 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             // Stored once in the descriptors table; the record holds the id.
             let mut ids = Vec::with_capacity(values.len());
             for v in values {
-                ids.push(
-                    crate::descriptors::intern(&mut self.kv, &v)?
-                        .to_be_bytes()
-                        .to_vec(),
-                );
+                let id = match &self.last_descriptor {
+                    Some((last, id)) if *last == v => *id,
+                    _ => {
+                        let id = crate::descriptors::intern(&mut self.kv, &v)?;
+                        self.last_descriptor = Some((v, id));
+                        id
+                    }
+                };
+                ids.push(id.to_be_bytes().to_vec());
             }
             ids
         } else {
@@ -860,6 +880,38 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             return Err(DbError::EntryAlreadyExists(dn.to_string()));
         }
         let usn = self.next_usn();
+        let (rec, new_links) = self.build_record(parent, name_text, &rdn, attrs, usn, true)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
+        self.update_indexes(id, None, Some(&rec), &all)?;
+        self.kv.append(
+            T_ENTRIES,
+            &id_key(id),
+            &record::with_room(rec.encode(), None),
+        )?;
+        self.kv
+            .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
+        self.kv.put(T_TREE, &tkey, &id_key(id))?;
+        for (la, targets) in new_links {
+            for t in targets {
+                self.add_link(id, la, t, usn)?;
+            }
+        }
+        Ok(id)
+    }
+
+    /// The record of a new entry from its attributes, stamped with `usn`, and its forward
+    /// links (resolved from DN values when `resolve_links`, refused otherwise).
+    fn build_record(
+        &mut self,
+        parent: u64,
+        name_text: String,
+        rdn: &Rdn,
+        attrs: Vec<(String, Vec<Vec<u8>>)>,
+        usn: u64,
+        resolve_links: bool,
+    ) -> DbResult<(OwnedRecord, NewLinks)> {
         let mut rec = OwnedRecord {
             parent,
             rdn: name_text,
@@ -878,6 +930,11 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 )));
             }
             match self.link_role(&name) {
+                Some(LinkRole::Forward { .. }) if !resolve_links => {
+                    return Err(DbError::UnwillingToPerform(format!(
+                        "{name}: the links of an entry placed in bulk are given as ids"
+                    )))
+                }
                 Some(LinkRole::Forward { back, .. }) => {
                     self.count_links(&mut link_values, values.len())?;
                     let targets = self.link_targets(&name, &values)?;
@@ -906,7 +963,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 a.values.push(v);
             }
         }
-        self.ensure_rdn_values(&mut rec, &rdn)?;
+        self.ensure_rdn_values(&mut rec, rdn)?;
         for a in &mut rec.attrs {
             a.stamp = Stamp {
                 version: 1,
@@ -919,24 +976,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.set_usn_attr(&mut rec, 0, usn)?;
         self.set_usn_attr(&mut rec, 1, usn)?;
         self.check_value_count(&rec, 0)?;
-        let id = self.next_id;
-        self.next_id += 1;
-        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
-        self.update_indexes(id, None, Some(&rec), &all)?;
-        self.kv.append(
-            T_ENTRIES,
-            &id_key(id),
-            &record::with_room(rec.encode(), None),
-        )?;
-        self.kv
-            .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
-        self.kv.put(T_TREE, &tkey, &id_key(id))?;
-        for (la, targets) in new_links {
-            for t in targets {
-                self.add_link(id, la, t, usn)?;
-            }
-        }
-        Ok(id)
+        Ok((rec, new_links))
     }
 
     /// Makes sure every AVA of the RDN is among the entry's values (adding it if not).

@@ -2,8 +2,6 @@
 //! what the server assigns filled in, principals given their SID and account type, and
 //! the result checked against what its classes allow.
 
-use std::collections::HashMap;
-
 use kauri_db::syntax::generalized_time;
 use kauri_db::{DbWrite, Dn, Entry, Modification, ModifyOp};
 use kauri_kv::Backend;
@@ -11,6 +9,7 @@ use kauri_kv::Backend;
 use super::classes::{ClassSet, SchemaSnapshot};
 use super::error::{DirError, DirResult};
 use super::principal::{self, group_type, Scope};
+use super::store::AddStore;
 use super::view::View;
 use super::{is_tombstone, may_live_below, new_guid, no_such_object, now_secs, Directory, Request};
 use crate::schema::objects::{definition_of, has_class, Definition};
@@ -45,25 +44,29 @@ const ACCEPTED_ON_ADD: &[&str] = &["instancetype", "distinguishedname", "objectc
 /// `instanceType` of an ordinary writable object.
 const IT_WRITE: &str = "4";
 
-/// Attributes as given, keyed by their schema name.
+/// Attributes as given, keyed by their schema name. An entry has a few dozen, so they are
+/// found by a scan (no hashing, no lowercased copies of names).
 pub(crate) struct Attrs {
     pub(crate) list: Vec<(String, Vec<Vec<u8>>)>,
-    index: HashMap<String, usize>,
 }
 
 impl Attrs {
     pub(crate) fn new() -> Attrs {
         Attrs {
-            list: Vec::new(),
-            index: HashMap::new(),
+            list: Vec::with_capacity(48),
         }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.list
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
     }
 
     /// The values of an attribute, `None` when absent or emptied.
     pub(crate) fn get(&self, name: &str) -> Option<&[Vec<u8>]> {
-        self.index
-            .get(&name.to_ascii_lowercase())
-            .and_then(|&i| self.list.get(i))
+        self.position(name)
+            .and_then(|i| self.list.get(i))
             .map(|(_, v)| v.as_slice())
             .filter(|v| !v.is_empty())
     }
@@ -75,17 +78,9 @@ impl Attrs {
     }
 
     pub(crate) fn set(&mut self, name: &str, values: Vec<Vec<u8>>) {
-        let lower = name.to_ascii_lowercase();
-        match self.index.get(&lower) {
-            Some(&i) => {
-                if let Some(slot) = self.list.get_mut(i) {
-                    slot.1 = values;
-                }
-            }
-            None => {
-                self.index.insert(lower, self.list.len());
-                self.list.push((name.to_string(), values));
-            }
+        match self.position(name).and_then(|i| self.list.get_mut(i)) {
+            Some(slot) => slot.1 = values,
+            None => self.list.push((name.to_string(), values)),
         }
     }
 
@@ -94,21 +89,16 @@ impl Attrs {
     }
 
     fn push(&mut self, name: &str, values: Vec<Vec<u8>>) {
-        let lower = name.to_ascii_lowercase();
-        match self.index.get(&lower) {
-            Some(&i) => {
-                if let Some(slot) = self.list.get_mut(i) {
-                    slot.1.extend(values);
-                }
-            }
-            None => self.set(name, values),
+        match self.position(name).and_then(|i| self.list.get_mut(i)) {
+            Some(slot) => slot.1.extend(values),
+            None => self.list.push((name.to_string(), values)),
         }
     }
 
     /// Takes the values out, leaving the attribute empty (a later `set` fills the same
     /// slot).
     fn take(&mut self, name: &str) -> Option<Vec<Vec<u8>>> {
-        let i = *self.index.get(&name.to_ascii_lowercase())?;
+        let i = self.position(name)?;
         let values = std::mem::take(&mut self.list.get_mut(i)?.1);
         Some(values).filter(|v| !v.is_empty())
     }
@@ -312,10 +302,22 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
 }
 
 /// A new entry's DN with its RDN's attribute types spelled as AD writes them.
-fn canonical_rdn_names(schema: &Schema, dn: &Dn) -> Dn {
-    match (dn.rdn(), dn.parent()) {
-        (Some(rdn), Some(parent)) => parent.child(canonical_rdn(schema, rdn)),
-        _ => dn.clone(),
+fn canonical_rdn_names(schema: &Schema, dn: Dn) -> Dn {
+    let Some(rdn) = dn.rdn() else {
+        return dn;
+    };
+    let canonical = canonical_rdn(schema, rdn);
+    let same = canonical
+        .avas()
+        .iter()
+        .zip(rdn.avas())
+        .all(|(a, b)| a.attr == b.attr);
+    if same {
+        return dn;
+    }
+    match dn.parent() {
+        Some(parent) => parent.child(canonical),
+        None => dn,
     }
 }
 
@@ -345,15 +347,14 @@ pub(crate) fn canonical_rdn(schema: &Schema, rdn: &kauri_db::Rdn) -> kauri_db::R
 
 /// An SPN names one account in the forest: one held by another object (not a tombstone)
 /// is a constraint violation, as AD answers.
-pub(crate) fn check_unique_spns<B: Backend>(
-    w: &DbWrite<'_, B>,
+pub(crate) fn check_unique_spns<V: View>(
+    w: &V,
     values: &[Vec<u8>],
     me: Option<u64>,
 ) -> DirResult<()> {
     for v in values {
         let taken = w
-            .find_eq("servicePrincipalName", v)?
-            .unwrap_or_default()
+            .find("servicePrincipalName", v)?
             .into_iter()
             .any(|id| Some(id) != me && !is_tombstone(w, id));
         if taken {
@@ -405,7 +406,7 @@ pub(crate) fn check_subnet_name(name: &str) -> DirResult<()> {
 }
 
 /// Whether a DN value names an existing object of `class`.
-fn names_object_of_class<B: Backend>(w: &DbWrite<'_, B>, value: &[u8], class: &str) -> bool {
+fn names_object_of_class<V: View + ?Sized>(w: &V, value: &[u8], class: &str) -> bool {
     std::str::from_utf8(value)
         .ok()
         .and_then(|t| Dn::parse(t).ok())
@@ -416,10 +417,7 @@ fn names_object_of_class<B: Backend>(w: &DbWrite<'_, B>, value: &[u8], class: &s
 
 /// A role owner (`fSMORoleOwner`) is a domain controller's NTDS Settings object
 /// (nTDSDSA); anything else is unwillingToPerform, as AD answers.
-pub(crate) fn check_role_owner<B: Backend>(
-    w: &DbWrite<'_, B>,
-    values: &[Vec<u8>],
-) -> DirResult<()> {
+pub(crate) fn check_role_owner<V: View>(w: &V, values: &[Vec<u8>]) -> DirResult<()> {
     for v in values {
         if !names_object_of_class(w, v, "nTDSDSA") {
             return Err(DirError::UnwillingToPerform(
@@ -525,9 +523,9 @@ fn check_held(domain: &super::DomainInfo, dn: &Dn) -> DirResult<()> {
 
 impl<B: Backend> Directory<B> {
     /// Adds an entry for a request (see the module docs); returns its id.
-    pub(crate) fn add(
+    pub(crate) fn add<S: AddStore<B>>(
         &self,
-        w: &mut DbWrite<'_, B>,
+        w: &mut S,
         req: &Request,
         snap: &SchemaSnapshot,
         entry: Entry,
@@ -540,9 +538,9 @@ impl<B: Backend> Directory<B> {
 
     /// Adds an entry; `naming_context` places it as the head of a naming context (the
     /// server's own provisioning only).
-    pub(crate) fn add_entry(
+    pub(crate) fn add_entry<S: AddStore<B>>(
         &self,
-        w: &mut DbWrite<'_, B>,
+        w: &mut S,
         req: &Request,
         snap: &SchemaSnapshot,
         entry: Entry,
@@ -551,7 +549,7 @@ impl<B: Backend> Directory<B> {
         let system = req.caller.is_system();
         let schema = &snap.schema;
         let mut entry = entry;
-        let dn = canonical_rdn_names(schema, &entry.dn);
+        let dn = canonical_rdn_names(schema, std::mem::replace(&mut entry.dn, Dn::root()));
         // AD looks for the name before anything else: an existing entry is
         // entryAlreadyExists whatever the rest of the request says.
         if w.id_of(&dn)?.is_some() {
@@ -686,10 +684,14 @@ impl<B: Backend> Directory<B> {
             // The value is the DN's, in the DN's spelling.
             attrs.set_text(&def.ldap_name, &ava.value);
         }
+        let parent = if naming_context {
+            None
+        } else {
+            w.parent_of(&dn)?
+        };
         if !naming_context {
-            self.check_superior(w, &dn, &set, system)?;
+            self.check_superior(w, &dn, parent, &set, system)?;
             if let Some(p) = self.principal(w, &req.caller)? {
-                let parent = dn.parent().map(|d| w.id_of(&d)).transpose()?.flatten();
                 if let Some(parent) = parent {
                     self.check_create(w, snap, &p, parent, &set.structural)?;
                 }
@@ -819,11 +821,6 @@ impl<B: Backend> Directory<B> {
                 .and_then(|v| v.into_iter().next())
                 .map(|v| supplied_descriptor(&v, system, self.domain().as_deref()))
                 .transpose()?;
-            let parent = if naming_context {
-                None
-            } else {
-                dn.parent().map(|p| w.id_of(&p)).transpose()?.flatten()
-            };
             let sd = self.new_descriptor(
                 w,
                 snap,
@@ -837,41 +834,40 @@ impl<B: Backend> Directory<B> {
         }
         let schema_object = self.schema_object(&dn, &set, &attrs)?;
         let entry = attrs.into_entry(dn);
-        let id = if naming_context {
-            w.add_naming_context(entry)?
-        } else {
-            w.add(entry)?
-        };
+        let id = w.put_entry(entry, naming_context)?;
         if let Some(o) = schema_object {
-            self.extend_schema(w, o)?;
+            w.schema_extended(self, o)?;
         }
         Ok(id)
     }
 
-    /// The parent exists, is not deleted, and is a possible superior of the new object.
-    fn check_superior(
+    /// The parent (`parent`, its id if it exists) exists, is not deleted, and is a
+    /// possible superior of the new object.
+    fn check_superior<V: View>(
         &self,
-        w: &DbWrite<'_, B>,
+        w: &V,
         dn: &Dn,
+        parent_id: Option<u64>,
         set: &ClassSet,
         system: bool,
     ) -> DirResult<()> {
-        let parent = dn.parent().unwrap_or_else(Dn::root);
-        let Some(pid) = w.id_of(&parent)? else {
-            return Err(no_such_object(&format_args!("parent {parent}")));
+        let parent = || dn.parent().unwrap_or_else(Dn::root);
+        let Some(pid) = parent_id else {
+            return Err(no_such_object(&format_args!("parent {}", parent())));
         };
         if system || self.domain().is_none() {
             return Ok(());
         }
         // Nothing lives below a tombstone.
         if is_tombstone(w, pid) {
-            return Err(no_such_object(&format_args!("parent {parent}")));
+            return Err(no_such_object(&format_args!("parent {}", parent())));
         }
         if !may_live_below(w, pid, set)? {
             return Err(DirError::NamingViolation(format!(
                 "00002099: NameErr: DSID-0305109C, problem 2005 (NAMING_VIOLATION): an object \
-                 of class {} cannot be created below {parent}",
-                set.structural
+                 of class {} cannot be created below {}",
+                set.structural,
+                parent()
             )));
         }
         Ok(())
@@ -897,9 +893,9 @@ impl<B: Backend> Directory<B> {
     /// Completes a user, computer or group: SID, account name, account type, primary
     /// group, account control, group type. `existing` is the entry's id on a modify
     /// (which keeps what it has).
-    pub(crate) fn principal_defaults(
+    pub(crate) fn principal_defaults<S: AddStore<B>>(
         &self,
-        w: &mut DbWrite<'_, B>,
+        w: &mut S,
         attrs: &mut Attrs,
         set: &ClassSet,
         domain_sid: &Sid,
@@ -907,7 +903,7 @@ impl<B: Backend> Directory<B> {
         existing: Option<u64>,
     ) -> DirResult<()> {
         if existing.is_none() && attrs.get("objectSid").is_none() {
-            let rid = self.next_rid(w)?;
+            let rid = w.new_rid(self)?;
             attrs.set("objectSid", vec![domain_sid.with_rid(rid).to_bytes()]);
         }
         match attrs.text("sAMAccountName") {
@@ -925,8 +921,7 @@ impl<B: Backend> Directory<B> {
         }
         if let Some(upn) = attrs.text("userPrincipalName") {
             let taken = w
-                .find_eq("userPrincipalName", upn.as_bytes())?
-                .unwrap_or_default()
+                .find("userPrincipalName", upn.as_bytes())?
                 .into_iter()
                 .any(|id| Some(id) != existing && !is_tombstone(w, id));
             if taken {
@@ -1050,7 +1045,24 @@ impl<B: Backend> Directory<B> {
     /// Hands out the next RID of this DC, persisting the counter in the same transaction:
     /// a RID is never handed out twice, crash or not (a rolled-back add gives its RID back
     /// with everything else it wrote).
-    fn next_rid(&self, w: &mut DbWrite<'_, B>) -> DirResult<u32> {
+    pub(crate) fn next_rid(&self, w: &mut DbWrite<'_, B>) -> DirResult<u32> {
+        self.take_rids(w, 1)?
+            .first()
+            .map(|r| *r.start())
+            .ok_or_else(|| DirError::UnwillingToPerform("the RID pool is exhausted".into()))
+    }
+
+    /// Hands out the next `n` RIDs of this DC at once (for a bulk load), as ranges in the
+    /// order [`Directory::next_rid`] would have handed them out one by one, with one update
+    /// of the counter, in this transaction.
+    pub fn take_rids(
+        &self,
+        w: &mut DbWrite<'_, B>,
+        n: u32,
+    ) -> DirResult<Vec<std::ops::RangeInclusive<u32>>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
         let exhausted = || DirError::UnwillingToPerform("the RID pool is exhausted".into());
         let domain = self
             .domain()
@@ -1062,30 +1074,42 @@ impl<B: Backend> Directory<B> {
         let current = w.int(id, attr)?.unwrap_or(0);
         let mut rid = u32::try_from(current.max(i64::from(crate::sid::rid::FIRST_ALLOCATED)))
             .map_err(|_| exhausted())?;
-        let mut mods = Vec::new();
         // A RID Set hands out its pool (first RID in the low 32 bits, last in the high
         // ones); past its end the DC takes the next block from the RID Manager.
-        if let Some(pool) = w.int(id, "rIDAllocationPool")? {
-            let last = (pool as u64 >> 32) as u32;
-            if rid > last {
+        let mut last = w
+            .int(id, "rIDAllocationPool")?
+            .map(|pool| (pool as u64 >> 32) as u32);
+        let mut new_pool = None;
+        let mut out = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            if last.is_some_and(|l| rid > l) {
                 let (first, block_last) = self.take_rid_block(w, &domain)?;
                 rid = first;
-                let pool = (u64::from(block_last) << 32) | u64::from(first);
-                mods.push(Modification::new(
-                    ModifyOp::Replace,
-                    "rIDAllocationPool",
-                    &[&(pool as i64).to_string()],
-                ));
+                last = Some(block_last);
+                new_pool = Some((u64::from(block_last) << 32) | u64::from(first));
             }
+            let wanted = rid.checked_add(left - 1).ok_or_else(exhausted)?;
+            let end = last.map_or(wanted, |l| wanted.min(l));
+            out.push(rid..=end);
+            left -= end - rid + 1;
+            rid = end.checked_add(1).ok_or_else(exhausted)?;
         }
-        let next = rid.checked_add(1).ok_or_else(exhausted)?;
+        let mut mods = Vec::new();
+        if let Some(pool) = new_pool {
+            mods.push(Modification::new(
+                ModifyOp::Replace,
+                "rIDAllocationPool",
+                &[&(pool as i64).to_string()],
+            ));
+        }
         mods.push(Modification::new(
             ModifyOp::Replace,
             attr,
-            &[&next.to_string()],
+            &[&rid.to_string()],
         ));
         w.modify(holder, &mods)?;
-        Ok(rid)
+        Ok(out)
     }
 
     /// Takes the next block of RIDs from the RID Manager's available pool (first free RID
@@ -1180,9 +1204,9 @@ impl<B: Backend> Directory<B> {
     /// 1.2.840.113556.1.2.49 becomes the next free one; taken numbers are refused; the
     /// server assigns msDS-IntId (a client may not); an omSyntax the attributeSyntax
     /// implies is supplied; the base-schema flag is not a client's to set.
-    fn prepare_new_attribute(
+    fn prepare_new_attribute<V: View>(
         &self,
-        w: &DbWrite<'_, B>,
+        w: &V,
         schema: &Schema,
         entry: &mut Entry,
     ) -> DirResult<()> {
@@ -1327,14 +1351,9 @@ impl<B: Backend> Directory<B> {
 }
 
 /// `sAMAccountName` is unique in the domain (tombstones aside).
-fn unique_account_name<B: Backend>(
-    w: &DbWrite<'_, B>,
-    name: &str,
-    existing: Option<u64>,
-) -> DirResult<()> {
+fn unique_account_name<V: View>(w: &V, name: &str, existing: Option<u64>) -> DirResult<()> {
     let taken = w
-        .find_eq("sAMAccountName", name.as_bytes())?
-        .unwrap_or_default()
+        .find("sAMAccountName", name.as_bytes())?
         .into_iter()
         .any(|id| Some(id) != existing && !is_tombstone(w, id));
     if taken {
@@ -1347,8 +1366,8 @@ fn unique_account_name<B: Backend>(
 
 /// Links name live objects: a tombstone is no one's member (the server itself excepted,
 /// e.g. provisioning).
-pub(crate) fn check_link_targets<B: Backend>(
-    w: &DbWrite<'_, B>,
+pub(crate) fn check_link_targets<V: View>(
+    w: &V,
     values: &[Vec<u8>],
     system: bool,
 ) -> DirResult<()> {
@@ -1356,12 +1375,9 @@ pub(crate) fn check_link_targets<B: Backend>(
         return Ok(());
     }
     for v in values {
-        let Some(dn) = std::str::from_utf8(v).ok().and_then(|t| Dn::parse(t).ok()) else {
-            continue;
-        };
-        if let Some(id) = w.id_of(&dn)? {
+        if let Some(id) = w.id_of_value(v)? {
             if is_tombstone(w, id) {
-                return Err(no_such_object(&dn));
+                return Err(no_such_object(&String::from_utf8_lossy(v)));
             }
         }
     }
@@ -1369,16 +1385,9 @@ pub(crate) fn check_link_targets<B: Backend>(
 }
 
 /// A group of `scope` may hold these members: groups only of the scopes AD allows.
-pub(crate) fn check_nesting<B: Backend>(
-    w: &DbWrite<'_, B>,
-    scope: Scope,
-    members: &[Vec<u8>],
-) -> DirResult<()> {
+pub(crate) fn check_nesting<V: View>(w: &V, scope: Scope, members: &[Vec<u8>]) -> DirResult<()> {
     for m in members {
-        let Some(dn) = std::str::from_utf8(m).ok().and_then(|t| Dn::parse(t).ok()) else {
-            continue;
-        };
-        let Some(id) = w.id_of(&dn)? else {
+        let Some(id) = w.id_of_value(m)? else {
             continue;
         };
         let Some(bits) = w
@@ -1391,7 +1400,8 @@ pub(crate) fn check_nesting<B: Backend>(
         let inner = principal::group_scope(bits, true)?;
         if !principal::may_nest(scope, inner) {
             return Err(DirError::UnwillingToPerform(format!(
-                "0000055E: a {scope:?} group cannot contain the {inner:?} group {dn}"
+                "0000055E: a {scope:?} group cannot contain the {inner:?} group {}",
+                String::from_utf8_lossy(m)
             )));
         }
     }

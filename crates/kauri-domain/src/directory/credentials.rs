@@ -185,9 +185,9 @@ impl<B: Backend> Directory<B> {
 
     /// On add: a password given as `unicodePwd` or `userPassword` becomes sealed secrets
     /// (checked against the domain's policy; a new account has no history).
-    pub(crate) fn take_new_password(
+    pub(crate) fn take_new_password<V: View>(
         &self,
-        w: &DbWrite<'_, B>,
+        w: &V,
         req: &Request,
         attrs: &mut Attrs,
         guid: &[u8; 16],

@@ -14,6 +14,7 @@ mod add;
 pub mod audit;
 mod bind;
 mod bind_facts;
+pub mod bulk;
 mod check;
 pub mod classes;
 mod credentials;
@@ -33,6 +34,7 @@ pub mod rename_domain;
 pub mod restore;
 mod setup;
 pub mod stats;
+mod store;
 mod token;
 pub mod view;
 

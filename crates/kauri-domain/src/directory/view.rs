@@ -31,6 +31,27 @@ pub trait View {
     /// The parent of object `id` (0 above a naming context head).
     fn parent_id(&self, id: u64) -> DirResult<Option<u64>>;
 
+    /// The id of the entry a DN value names (`None` for a value that is no DN, or names
+    /// nothing).
+    fn id_of_value(&self, value: &[u8]) -> DirResult<Option<u64>> {
+        match std::str::from_utf8(value)
+            .ok()
+            .and_then(|t| Dn::parse(t).ok())
+        {
+            Some(dn) => self.id_of(&dn),
+            None => Ok(None),
+        }
+    }
+
+    /// The id of an entry's parent (`None` when it does not exist, or the entry is a
+    /// naming context head).
+    fn parent_of(&self, dn: &Dn) -> DirResult<Option<u64>> {
+        match dn.parent() {
+            Some(p) => self.id_of(&p),
+            None => Ok(None),
+        }
+    }
+
     /// The value of a record's RDN (`samdom.example.com` of `DC=samdom.example.com,…`),
     /// without building its whole DN where the transaction allows it.
     fn rdn_value(&self, id: u64) -> DirResult<Option<String>> {
