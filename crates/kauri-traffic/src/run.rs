@@ -56,8 +56,9 @@ pub struct RunReport {
     /// The share of the client's CPU time the replayer used (1.0 = every core busy).
     pub client_cpu: f64,
     /// True when the client, not the server, limited the rate: the client's cores were
-    /// saturated or it woke late for operations it was waiting to send. (Operations sent
-    /// late because the one before waited for the server are the server's doing.)
+    /// saturated, or it woke late for operations it was waiting to send while busy itself.
+    /// (Operations sent late because the one before waited for the server are the server's
+    /// doing; late wake-ups of an idle client, the machine's.)
     pub client_bound: bool,
     /// Latencies per (protocol, op code), in table order.
     pub operations: Vec<OpStats>,
