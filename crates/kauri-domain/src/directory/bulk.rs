@@ -107,7 +107,7 @@ struct Batch {
     entries: Vec<Known>,
     by_dn: QuickMap<String, u64>,
     /// The same entries by their DN as written (DN values mostly repeat it exactly).
-    by_text: QuickMap<Box<[u8]>, u64>,
+    by_text: QuickMap<Arc<str>, u64>,
     /// Per attribute of [`FOUND_BY_VALUE`]: its syntax, and normalized value → ids.
     found: Vec<(Syntax, Holders)>,
     /// Per attribute of [`FOUND_BY_VALUE`]: the values stored before the load.
@@ -130,7 +130,7 @@ struct Batch {
 
 /// An entry of the load, as other adds read it.
 struct Known {
-    dn: Box<str>,
+    dn: Arc<str>,
     parent: u64,
     kept: Vec<(usize, Vec<Vec<u8>>)>,
     descriptor: Option<u64>,
@@ -217,9 +217,20 @@ impl<B: Backend> BulkAdd<B> {
     /// entry, the placed entry to store, or the reason the directory refused it (nothing
     /// of it counts). `Err` ends the load.
     pub fn add_batch(&mut self, entries: Vec<Entry>) -> DirResult<Vec<Result<Placed, DirError>>> {
-        let snap = self.dir.db().read()?;
         let mut out = Vec::with_capacity(entries.len());
-        for entry in entries {
+        self.add_tagged(entries.into_iter().map(|e| ((), e)), &mut out)?;
+        Ok(out.into_iter().map(|((), r)| r).collect())
+    }
+
+    /// [`BulkAdd::add_batch`] for entries that carry a tag of the caller's, appending each
+    /// result with its tag to `out` (a buffer the caller may reuse from batch to batch).
+    pub fn add_tagged<T>(
+        &mut self,
+        entries: impl IntoIterator<Item = (T, Entry)>,
+        out: &mut Vec<(T, Result<Placed, DirError>)>,
+    ) -> DirResult<()> {
+        let snap = self.dir.db().read()?;
+        for (tag, entry) in entries {
             let mut view = Overlay {
                 snap: &snap,
                 batch: &mut self.batch,
@@ -228,8 +239,8 @@ impl<B: Backend> BulkAdd<B> {
             let added = self.dir.add(&mut view, &self.req, &self.snap, entry);
             let placed = self.batch.placed.take();
             match (added, placed) {
-                (Ok(_), Some(p)) => out.push(Ok(p)),
-                (Err(e), None) => out.push(Err(e)),
+                (Ok(_), Some(p)) => out.push((tag, Ok(p))),
+                (Err(e), None) => out.push((tag, Err(e))),
                 (Ok(_), None) => {
                     return Err(DirError::UnwillingToPerform(
                         "an entry of the bulk load was not placed".into(),
@@ -239,7 +250,7 @@ impl<B: Backend> BulkAdd<B> {
                 (Err(e), Some(_)) => return Err(e),
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Makes room for `entries` more entries, so the load's maps do not grow step by step.
@@ -327,7 +338,10 @@ impl<B: Backend> Overlay<'_, '_, B> {
     fn resolve(&self, attr: &str, values: &[Vec<u8>]) -> DirResult<Vec<u64>> {
         let mut ids = Vec::with_capacity(values.len());
         for v in values {
-            if let Some(id) = self.batch.by_text.get(v.as_slice()) {
+            let known = std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| self.batch.by_text.get(t));
+            if let Some(id) = known {
                 ids.push(*id);
                 continue;
             }
@@ -415,10 +429,8 @@ impl<B: Backend> AddStore<B> for Overlay<'_, '_, B> {
             }
         }
         let norm = dn.norm().to_string();
-        let text: Box<str> = dn.to_string().into();
-        self.batch
-            .by_text
-            .insert(text.as_bytes().to_vec().into_boxed_slice(), id);
+        let text: Arc<str> = dn.to_string().into();
+        self.batch.by_text.insert(text.clone(), id);
         self.batch.entries.push(Known {
             dn: text,
             parent,
@@ -480,7 +492,10 @@ impl<B: Backend> View for Overlay<'_, '_, B> {
     }
 
     fn id_of_value(&self, value: &[u8]) -> DirResult<Option<u64>> {
-        if let Some(id) = self.batch.by_text.get(value) {
+        let known = std::str::from_utf8(value)
+            .ok()
+            .and_then(|t| self.batch.by_text.get(t));
+        if let Some(id) = known {
             return Ok(Some(*id));
         }
         match std::str::from_utf8(value)

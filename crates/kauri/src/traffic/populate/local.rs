@@ -29,7 +29,10 @@ use crate::admin::target::{Attrs, DomainNames};
 
 /// Entries per committed chunk of the bulk load.
 const CHUNK: usize = 50_000;
-/// Entries the building thread hands over at a time.
+/// Memory for sorting the load's index keys (about 200 bytes a user).
+const SORT_BUDGET: usize = 1 << 30;
+/// Entries the building thread hands over at a time, at most (a twentieth of a small
+/// load, so the two threads work at once from the start).
 const BATCH: usize = 1_000;
 /// Users whose passwords are hashed before the load starts (the directory keeps up to
 /// 4,096 prepared passwords).
@@ -77,7 +80,7 @@ type Item = (Kind, usize, Entry);
 
 /// One object validated: its kind and index, and the entry to store or the reason it was
 /// refused.
-type Checked = (Kind, usize, Result<Placed, DirError>);
+type Checked = ((Kind, usize), Result<Placed, DirError>);
 
 /// Refuses a folder another process has open (a running server would serve a database
 /// whose index keys are missing until the load ends).
@@ -148,22 +151,26 @@ fn present(dir: &Directory<LmdbBackend>, plan: &Plan, dns: bool) -> Result<Prese
     })
 }
 
-/// Builds every object not present yet, in load order, handing them over in batches;
-/// hashes the known passwords of each batch before handing it over.
+/// Builds every object not present yet, in load order, handing them over in batches
+/// (`sink` empties the batch, which is then filled again); hashes the known passwords of
+/// each batch before handing it over.
 fn build(
     dir: &Directory<LmdbBackend>,
     plan: &Plan,
     present: &Present,
     password: &str,
     prepared_below: usize,
-    mut sink: impl FnMut(Vec<Item>) -> Result<bool>,
+    mut sink: impl FnMut(&mut Vec<Item>) -> Result<bool>,
 ) -> Result<()> {
-    let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
+    let size = (plan.shape.users + plan.shape.computers * 2 + plan.shape.groups)
+        .div_ceil(20)
+        .clamp(16, BATCH);
+    let mut batch: Vec<Item> = Vec::with_capacity(size);
     let mut passwords = Vec::new();
     let mut flush = |batch: &mut Vec<Item>, passwords: &mut Vec<_>| -> Result<bool> {
         dir.prepare_passwords(passwords);
         passwords.clear();
-        sink(std::mem::replace(batch, Vec::with_capacity(BATCH)))
+        sink(batch)
     };
     let push = |kind: Kind, i: usize, e: Entry, batch: &mut Vec<Item>| {
         batch.push((kind, i, e));
@@ -186,7 +193,7 @@ fn build(
             passwords.extend(dir.passwords_to_prepare(&Change::Add(e.clone())));
         }
         push(Kind::User, i, e, &mut batch);
-        if batch.len() >= BATCH && !flush(&mut batch, &mut passwords)? {
+        if batch.len() >= size && !flush(&mut batch, &mut passwords)? {
             return Ok(());
         }
     }
@@ -194,7 +201,7 @@ fn build(
         if missing(Kind::Computer, c) {
             let (dn, attrs) = plan.computer_entry(plan.computer(c));
             push(Kind::Computer, c, entry(&dn, attrs)?, &mut batch);
-            if batch.len() >= BATCH && !flush(&mut batch, &mut passwords)? {
+            if batch.len() >= size && !flush(&mut batch, &mut passwords)? {
                 return Ok(());
             }
         }
@@ -214,7 +221,7 @@ fn build(
             attrs.push(("member".to_string(), members));
         }
         push(Kind::Group, g, entry(&dn, attrs)?, &mut batch);
-        if batch.len() >= BATCH && !flush(&mut batch, &mut passwords)? {
+        if batch.len() >= size && !flush(&mut batch, &mut passwords)? {
             return Ok(());
         }
     }
@@ -222,7 +229,7 @@ fn build(
         if missing(Kind::Dns, c) {
             let (dn, attrs) = plan.dns_node(&plan.computer(c));
             push(Kind::Dns, c, entry(&dn, attrs)?, &mut batch);
-            if batch.len() >= BATCH && !flush(&mut batch, &mut passwords)? {
+            if batch.len() >= size && !flush(&mut batch, &mut passwords)? {
                 return Ok(());
             }
         }
@@ -306,9 +313,13 @@ fn load(
 ) -> Result<Loaded> {
     let validator = bulk.directory();
     let (to_store, checked) = mpsc::sync_channel::<Vec<Checked>>(4);
-    let (to_free, freed) = mpsc::channel::<Vec<Placed>>();
+    let (to_free, freed) = mpsc::channel::<Vec<Checked>>();
     std::thread::scope(|s| {
         let checker = s.spawn(move || -> Result<()> {
+            // Buffers come back from the storing thread with what it stored, to be emptied
+            // (and what they held freed) here and filled again: no large allocation in
+            // the steady state, and memory freed by the thread that allocated it.
+            let mut buffers: Vec<Vec<Checked>> = Vec::new();
             build(
                 &validator,
                 plan,
@@ -316,29 +327,25 @@ fn load(
                 password,
                 prepared_below,
                 |batch| {
-                    while let Ok(spent) = freed.try_recv() {
-                        drop(spent);
+                    while let Ok(mut spent) = freed.try_recv() {
+                        spent.clear();
+                        buffers.push(spent);
                     }
-                    let (meta, entries): (Vec<(Kind, usize)>, Vec<Entry>) =
-                        batch.into_iter().map(|(kind, i, e)| ((kind, i), e)).unzip();
-                    let results = bulk.add_batch(entries)?;
-                    let out = meta
-                        .into_iter()
-                        .zip(results)
-                        .map(|((kind, i), r)| (kind, i, r))
-                        .collect();
+                    let mut out = buffers
+                        .pop()
+                        .unwrap_or_else(|| Vec::with_capacity(batch.len()));
+                    bulk.add_tagged(batch.drain(..).map(|(kind, i, e)| ((kind, i), e)), &mut out)?;
                     Ok(to_store.send(out).is_ok())
                 },
             )
         });
         let stored = (|| -> Result<()> {
             for batch in checked {
-                let mut spent = Vec::with_capacity(batch.len());
-                for (kind, i, r) in batch {
+                for ((kind, i), r) in &batch {
+                    let (kind, i) = (*kind, *i);
                     match r {
                         Ok(placed) => {
-                            loader.add_placed(&placed)?;
-                            spent.push(placed);
+                            loader.add_placed(placed)?;
                             Loaded::count(&mut done.created, kind);
                             if kind == Kind::Group {
                                 done.created.memberships += plan.members(i).len() as u64;
@@ -351,9 +358,8 @@ fn load(
                     }
                     bar.inc(1);
                 }
-                if to_free.send(spent).is_err() {
-                    break;
-                }
+                // Back to the thread that made them, while it runs.
+                let _ = to_free.send(batch);
             }
             Ok(())
         })();
@@ -421,10 +427,12 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
     step("plan", &mut since);
 
     // The load holds the folder alone: a group's members go in with it, however many
-    // (the limit per change keeps one client from holding a server's writer).
+    // (the limit per change keeps one client from holding a server's writer), and its
+    // index keys are sorted in memory in one go.
     let mut cfg = (*dir.db().config()).clone();
-    let link_limit = cfg.max_link_changes;
+    let (link_limit, sort_budget) = (cfg.max_link_changes, cfg.sort_budget);
     cfg.max_link_changes = 0;
+    cfg.sort_budget = cfg.sort_budget.max(SORT_BUDGET);
     dir.db().replace_config_stored(cfg.clone())?;
 
     let missing = |kind: Kind, n: usize| n as u64 - present.count(kind);
@@ -473,6 +481,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
         step("members", &mut since);
     }
     cfg.max_link_changes = link_limit;
+    cfg.sort_budget = sort_budget;
     dir.db().replace_config_stored(cfg)?;
 
     let manifest_path = args

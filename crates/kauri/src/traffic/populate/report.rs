@@ -71,7 +71,8 @@ pub struct Summary {
     pub password_users: usize,
     /// Where the manifest went.
     pub manifest: String,
-    /// Index keys the bulk load wrote (--local).
+    /// Index keys the bulk load sorted and wrote (--local; a key met twice, such as a
+    /// group member's `memberOf` presence, counts twice).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_keys: Option<u64>,
     /// The steps of the run and their times.
@@ -101,7 +102,7 @@ impl Summary {
                 self.password_users, self.manifest
             );
             if let Some(k) = self.index_keys {
-                println!("  index keys:      {k}");
+                println!("  index keys:      {k} sorted");
             }
             for s in &self.steps {
                 println!("  {:<16} {:.2} s", format!("{}:", s.name), s.seconds);
