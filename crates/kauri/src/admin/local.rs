@@ -44,6 +44,30 @@ fn parse_dn(text: &str) -> OpResult<Dn> {
     })
 }
 
+/// A provisioned domain's data folder opened for changes made locally: the directory
+/// (descriptors brought up to date first, as new objects inherit from their parents'), the
+/// domain's names, and its Administrator, as whom changes are made so the same rules hold
+/// as over LDAP.
+pub(crate) fn open_as_administrator(
+    data: &Path,
+) -> Result<(Arc<Directory<LmdbBackend>>, DomainNames, Caller)> {
+    let dir = crate::domain::open_domain_directory(data, true)?;
+    crate::domain::ensure_descriptors(&dir)?;
+    let info = dir
+        .domain()
+        .with_context(|| format!("{} holds no domain", data.display()))?;
+    let names = DomainNames {
+        dn: info.domain_dn.to_string(),
+        dns_name: info.dns_name.clone(),
+        netbios: info.netbios.clone(),
+    };
+    let caller = Caller::Account(
+        dir.local_administrator()
+            .context("finding the domain's Administrator")?,
+    );
+    Ok((dir, names, caller))
+}
+
 impl LocalTarget {
     /// Opens a provisioned domain's data folder.
     pub fn open(data: &Path) -> Result<LocalTarget> {
@@ -54,23 +78,7 @@ impl LocalTarget {
                 data.display()
             );
         }
-        let dir = crate::domain::open_domain_directory(data, true)?;
-        // A folder of an older build gets its descriptors before anything is added to it
-        // (new objects inherit from their parents').
-        crate::domain::ensure_descriptors(&dir)?;
-        let info = dir
-            .domain()
-            .with_context(|| format!("{} holds no domain", data.display()))?;
-        let names = DomainNames {
-            dn: info.domain_dn.to_string(),
-            dns_name: info.dns_name.clone(),
-            netbios: info.netbios.clone(),
-        };
-        // Changes are made as the domain's Administrator, so the same rules hold as over LDAP.
-        let caller = Caller::Account(
-            dir.local_administrator()
-                .context("finding the domain's Administrator")?,
-        );
+        let (dir, names, caller) = open_as_administrator(data)?;
         Ok(LocalTarget { dir, names, caller })
     }
 

@@ -25,7 +25,7 @@ use super::generate::Plan;
 use super::manifest::Manifest;
 use super::report::{progress, Counts, Step, Summary, REFUSALS_QUOTED};
 use super::PopulateArgs;
-use crate::admin::target::{Attrs, DomainNames};
+use crate::admin::target::Attrs;
 
 /// Entries per committed chunk of the bulk load.
 const CHUNK: usize = 50_000;
@@ -402,21 +402,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
         );
     }
     ensure_stopped(data)?;
-    let dir = crate::domain::open_domain_directory(data, true)?;
-    crate::domain::ensure_descriptors(&dir)?;
-    let info = dir
-        .domain()
-        .with_context(|| format!("{} holds no domain", data.display()))?;
-    let names = DomainNames {
-        dn: info.domain_dn.to_string(),
-        dns_name: info.dns_name.clone(),
-        netbios: info.netbios.clone(),
-    };
-    // Made as the domain's Administrator, so the same rules hold as over LDAP.
-    let caller = Caller::Account(
-        dir.local_administrator()
-            .context("finding the domain's Administrator")?,
-    );
+    let (dir, names, caller) = crate::admin::local::open_as_administrator(data)?;
     let plan = Plan::new(args.shape(), args.seed, names, args.password_users);
     let dns = !args.no_dns && {
         let r = dir.db().read()?;
