@@ -25,6 +25,11 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use kauri::{domain, ldif, ldif_read, profile};
 
+/// Entries are many small vectors made and freed by the million; mimalloc's per-thread
+/// pages keep that off glibc's arena locks and free lists.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Kauri: an Active Directory-compatible domain controller.
 #[derive(Debug, Parser)]
 #[command(name = "kauri", version, about)]
