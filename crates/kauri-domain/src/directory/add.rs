@@ -131,7 +131,9 @@ pub(crate) fn attribute_def<'s>(schema: &'s Schema, name: &str) -> DirResult<&'s
 
 /// Whether the server alone writes an attribute, whatever the object.
 fn is_server_owned(def: &AttributeDef) -> bool {
-    SERVER_OWNED.contains(&def.ldap_name.to_ascii_lowercase().as_str())
+    SERVER_OWNED
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(&def.ldap_name))
 }
 
 /// Whether an administrator may give this attribute on an add: what an export meant to be

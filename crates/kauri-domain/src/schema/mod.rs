@@ -282,6 +282,27 @@ fn key(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
+/// Looks a name up case-insensitively in a map keyed by [`key`], without allocating for
+/// the names schema lookups see (descriptors, at most 64 bytes): every attribute of every
+/// entry read or written goes through here.
+fn by_name(map: &HashMap<String, usize>, name: &str) -> Option<usize> {
+    if !name.bytes().any(|b| b.is_ascii_uppercase()) {
+        return map.get(name).copied();
+    }
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..name.len()) {
+        Some(lower) => {
+            lower.copy_from_slice(name.as_bytes());
+            lower.make_ascii_lowercase();
+            match std::str::from_utf8(lower) {
+                Ok(k) => map.get(k).copied(),
+                Err(_) => map.get(&key(name)).copied(),
+            }
+        }
+        None => map.get(&key(name)).copied(),
+    }
+}
+
 /// The checks every schema object's names pass: an RFC 4512 descriptor as its
 /// lDAPDisplayName and a numeric OID (`oid_label` names the OID's attribute).
 fn check_name_and_oid(name: &str, oid_label: &str, oid: &str) -> Result<(), String> {
@@ -653,9 +674,8 @@ impl Schema {
     /// The attribute with this lDAPDisplayName (case-insensitive); a numeric
     /// OID is also accepted.
     pub fn attribute(&self, name: &str) -> Option<&AttributeDef> {
-        self.attr_by_name
-            .get(&key(name))
-            .map(|&i| &self.attributes[i])
+        by_name(&self.attr_by_name, name)
+            .map(|i| &self.attributes[i])
             .or_else(|| self.attribute_by_oid(name))
     }
 
@@ -676,9 +696,8 @@ impl Schema {
     /// The class with this lDAPDisplayName (case-insensitive); a numeric OID
     /// is also accepted.
     pub fn class(&self, name: &str) -> Option<&ClassDef> {
-        self.class_by_name
-            .get(&key(name))
-            .map(|&i| &self.classes[i])
+        by_name(&self.class_by_name, name)
+            .map(|i| &self.classes[i])
             .or_else(|| self.class_by_oid(name))
     }
 

@@ -1352,7 +1352,18 @@ pub(crate) fn append_items<'b>(
     flags: &dyn Fn(usize, Option<usize>) -> Option<PutFlags>,
     fallback: &mut dyn FnMut(&mut RwTxn<'_>, usize) -> heed::Result<()>,
 ) -> heed::Result<()> {
+    // Appending only works past the table's last item; items before it (sorted input
+    // meets them first) go straight to `fallback` instead of failing an append each.
+    let last = db.last(txn)?.map(|(k, v)| (k.to_vec(), v.to_vec()));
+    let beyond_last = |i: usize| {
+        last.as_ref()
+            .is_none_or(|(lk, lv)| item(i) > (lk.as_slice(), lv.as_slice()))
+    };
     let mut i = 0;
+    while i < n && !beyond_last(i) {
+        fallback(txn, i)?;
+        i += 1;
+    }
     while i < n {
         let mut out_of_order = None;
         {

@@ -218,21 +218,10 @@ pub(crate) fn contains(txn: &RoTxn<'_>, db: Db<'_>, key: &[u8], suffix: usize) -
     Ok(false)
 }
 
-/// How a new suffix relates to the run of its head.
-enum Place {
-    /// The head is new.
-    NewHead,
-    /// The suffix sorts after every suffix of the run.
-    End,
-    /// The suffix is the run's last one: already present.
-    Present,
-    /// Somewhere inside the run.
-    Inside,
-}
-
-/// Adds `key` to a set table; returns whether it was already there. A suffix greater than
-/// the run's last is appended (`MDB_APPENDDUP`), which fills pages completely when ids
-/// arrive in order.
+/// Adds `key` to a set table; returns whether it was already there. The suffix is first
+/// offered as the run's new last (`MDB_APPENDDUP`, one search, and pages filled completely
+/// when ids arrive in order); LMDB refuses that without a change when it is not greater
+/// than the run's last, and it is then put in its place.
 pub(crate) fn insert(
     txn: &mut RwTxn<'_>,
     db: Db<'_>,
@@ -240,28 +229,15 @@ pub(crate) fn insert(
     suffix: usize,
 ) -> heed::Result<bool> {
     let (head, tail) = split(key, suffix);
-    let place = match db.get_duplicates(txn, head)? {
-        None => Place::NewHead,
-        Some(run) => match run.last().transpose()? {
-            None => Place::NewHead,
-            Some((_, last)) => match tail.cmp(last) {
-                std::cmp::Ordering::Greater => Place::End,
-                std::cmp::Ordering::Equal => Place::Present,
-                std::cmp::Ordering::Less => Place::Inside,
-            },
-        },
-    };
-    match place {
-        Place::Present => Ok(true),
-        Place::NewHead => db.put(txn, head, tail).map(|()| false),
-        Place::End => db
-            .put_with_flags(txn, PutFlags::APPEND_DUP, head, tail)
-            .map(|()| false),
-        Place::Inside => match db.put_with_flags(txn, PutFlags::NO_DUP_DATA, head, tail) {
-            Ok(()) => Ok(false),
-            Err(heed::Error::Mdb(MdbError::KeyExist)) => Ok(true),
-            Err(e) => Err(e),
-        },
+    match db.put_with_flags(txn, PutFlags::APPEND_DUP, head, tail) {
+        Ok(()) => return Ok(false),
+        Err(heed::Error::Mdb(MdbError::KeyExist)) => {}
+        Err(e) => return Err(e),
+    }
+    match db.put_with_flags(txn, PutFlags::NO_DUP_DATA, head, tail) {
+        Ok(()) => Ok(false),
+        Err(heed::Error::Mdb(MdbError::KeyExist)) => Ok(true),
+        Err(e) => Err(e),
     }
 }
 
