@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use kauri_ldap_client::proto::{ModOp, ResultCode, SearchScope};
 use kauri_ldap_client::{search_request, ConnectOptions, Filter, LdapClient};
-use kauri_traffic::plan::PlannedConversation;
+use kauri_traffic::plan::{PlannedConversation, PlannedPacket};
 use kauri_traffic::random::Rng;
 use tokio::net::UdpSocket;
 use tokio::time::Instant;
@@ -137,15 +137,22 @@ pub fn describe(protocol: &str, opcode: &str) -> String {
 }
 
 /// Whether a planned packet is a timed operation of this replay (not a response, an
-/// unbind or a hint), for the offered rate.
-pub fn is_operation(protocol: &str, opcode: &str) -> bool {
-    matches!(
-        (protocol, opcode),
+/// unbind, a hint or a SASL bind's later step, which the bind before it carries), for the
+/// offered rate.
+pub fn is_operation(p: &PlannedPacket) -> bool {
+    let op = matches!(
+        (p.protocol.as_str(), p.opcode.as_str()),
         ("ldap", "0" | "3" | "6" | "8" | "10" | "12" | "14" | "23")
             | ("cldap", "3")
             | ("dns", "0")
             | ("kerberos", "10" | "12" | "14")
-    )
+    );
+    op && !(p.protocol == "ldap" && p.opcode == "0" && is_sasl_continuation(&p.extra))
+}
+
+/// A SASL bind's later steps carry no mechanism: the bind before made them.
+fn is_sasl_continuation(extra: &[String]) -> bool {
+    extra.get(5).is_some_and(|s| s == "sasl") && extra.get(6).is_none_or(|m| m.is_empty())
 }
 
 /// Attributes a modify may change on a scratch contact; others recorded are mapped to
@@ -205,8 +212,7 @@ impl<'c> Client<'c> {
     }
 
     async fn bind(&mut self, extra: &[String]) -> Step {
-        // A SASL bind's later steps carry no mechanism: the bind before made them.
-        if extra.get(5).is_some_and(|s| s == "sasl") && extra.get(6).is_none_or(|m| m.is_empty()) {
+        if is_sasl_continuation(extra) {
             return Step::NotAnOp;
         }
         if let Some(c) = self.ldap.take() {

@@ -52,7 +52,8 @@ pub struct ReplayArgs {
     /// Multiply the learned conversation rate by this factor.
     #[arg(long, conflicts_with = "target_ops")]
     pub scale: Option<f64>,
-    /// Aim for this many operations (packets) per second instead.
+    /// Aim for this many operations a second instead (binds, searches, writes, pings,
+    /// queries, Kerberos exchanges; not unbinds or the later steps of a SASL bind).
     #[arg(long)]
     pub target_ops: Option<f64>,
     /// Replay each conversation faster (or slower, below 1) than recorded.
@@ -203,7 +204,20 @@ fn make_plan(a: &ReplayArgs) -> Result<(Plan, String)> {
     let (mut plan, name) = if text.trim_start().starts_with('{') {
         let model = kauri_traffic::model::Model::parse(&text)
             .with_context(|| format!("reading the model {name}"))?;
-        let p = plan::plan_from_model(&model, &opts).context("planning from the model")?;
+        let mut p = plan::plan_from_model(&model, &opts).context("planning from the model")?;
+        // A model's rate counts packets (unbinds, SASL steps, Kerberos hints too);
+        // --target-ops asks for operations, so plan again at the rate that gives them.
+        let ops = operations(&p);
+        if let (Some(target), true) = (a.target_ops, ops > 0) {
+            let per_packet = ops as f64 / p.packets.max(1) as f64;
+            if per_packet < 1.0 {
+                let opts = PlanOptions {
+                    target_rate: Some(target / per_packet),
+                    ..opts
+                };
+                p = plan::plan_from_model(&model, &opts).context("planning from the model")?;
+            }
+        }
         (p, name)
     } else {
         let packets = kauri_traffic::summary::read(text.as_bytes())
@@ -215,6 +229,15 @@ fn make_plan(a: &ReplayArgs) -> Result<(Plan, String)> {
         plan::add_dns_queries(&mut plan, a.dns_rate, a.seed).context("planning DNS queries")?;
     }
     Ok((plan, name))
+}
+
+/// The timed operations a plan holds.
+fn operations(plan: &Plan) -> usize {
+    plan.conversations
+        .iter()
+        .flat_map(|c| &c.packets)
+        .filter(|p| conversation::is_operation(p))
+        .count()
 }
 
 fn cpu_seconds() -> f64 {
@@ -344,12 +367,7 @@ async fn replay(a: &ReplayArgs, plan: Plan, source: String, threads: usize) -> R
     let ctx = Arc::new(ctx);
 
     let planned_conversations = plan.conversations.len() as u64;
-    let planned_ops = plan
-        .conversations
-        .iter()
-        .flat_map(|c| &c.packets)
-        .filter(|p| conversation::is_operation(&p.protocol, &p.opcode))
-        .count();
+    let planned_ops = operations(&plan);
     let planned_operations = plan.packets;
     let cpu0 = cpu_seconds();
     let t0 = tokio::time::Instant::now() + Duration::from_millis(200);
