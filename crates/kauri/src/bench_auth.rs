@@ -29,10 +29,7 @@ use kauri_kv::lmdb::LmdbOptions;
 use kauri_ldap::ServerConfig;
 use kauri_ldap_client::{search_request, ConnectOptions, LdapClient};
 use kauri_ldap_proto::controls::{ControlValue, PagedResults};
-use kauri_ldap_proto::encode::encode_message;
-use kauri_ldap_proto::{
-    DerefAliases, LdapMessage, ProtocolOp, ResultCode, SearchRequest, SearchScope,
-};
+use kauri_ldap_proto::{ResultCode, SearchScope};
 
 use crate::bench_ldap::{client_runtime, start_server};
 
@@ -412,23 +409,7 @@ async fn measure(opts: &Options, addr: &str) -> Result<(Vec<Row>, Vec<Sweep>)> {
 
 /// CLDAP netlogon pings from `sockets` UDP sockets, each waiting for its answer.
 fn pings(addr: &str, sockets: usize, seconds: f64) -> Result<Row> {
-    let ping = encode_message(&LdapMessage {
-        id: 1,
-        op: ProtocolOp::SearchRequest(SearchRequest {
-            base: String::new(),
-            scope: SearchScope::Base,
-            deref: DerefAliases::Never,
-            size_limit: 0,
-            time_limit: 0,
-            types_only: false,
-            filter: Filter::And(vec![
-                Filter::Equality("DnsDomain".into(), b"samdom.example.com".to_vec()),
-                Filter::Equality("NtVer".into(), vec![6, 0, 0, 0]),
-            ]),
-            attributes: vec!["Netlogon".into()],
-        }),
-        controls: Vec::new(),
-    });
+    let ping = crate::traffic::replay::udp::netlogon_ping(1, "samdom.example.com");
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
     let threads: Vec<_> = (0..sockets)

@@ -35,6 +35,16 @@ use tokio::time::Instant;
 
 use super::krb::{self, Credential};
 use super::outcome::Failure;
+
+/// The value of a step's set-up, or the step failed before its operation was sent.
+macro_rules! or_step {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
+        }
+    };
+}
 use super::setup::{Account, Ctx};
 
 /// Latencies and failures of one kind of operation.
@@ -218,9 +228,7 @@ impl<'c> Client<'c> {
         if let Some(c) = self.ldap.take() {
             let _ = c.unbind().await;
         }
-        if let Err(f) = self.connect().await {
-            return Step::Timed(Duration::ZERO, Err(f));
-        }
+        or_step!(self.connect().await);
         let Some(a) = self.account.clone() else {
             return Step::Skipped("ldap bind (no account)".into());
         };
@@ -231,13 +239,12 @@ impl<'c> Client<'c> {
             && self.ctx.services.kdc
             && (self.kerberos || extra.get(6).is_some_and(|m| m == GSSAPI_OID));
         let token = if kerberos {
-            match self.service_ticket(&a).await {
-                Ok(cred) => match krb::spnego_kerberos_token(&self.ctx.realm, &a.sam, &cred) {
-                    Ok(t) => Some(t),
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                },
-                Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-            }
+            let cred = or_step!(self.service_ticket(&a).await);
+            Some(or_step!(krb::spnego_kerberos_token(
+                &self.ctx.realm,
+                &a.sam,
+                &cred
+            )))
         } else {
             None
         };
@@ -321,10 +328,7 @@ impl<'c> Client<'c> {
         if scope != SearchScope::Base {
             req.size_limit = self.ctx.size_limit;
         }
-        let c = match self.session().await {
-            Ok(c) => c,
-            Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-        };
+        let c = or_step!(self.session().await);
         let t = Instant::now();
         let mut n = 0u64;
         let r = c
@@ -394,9 +398,7 @@ impl<'c> Client<'c> {
                 let Some(dn) = self.scratch_name() else {
                     return Step::Skipped("ldap:8".into());
                 };
-                if let Err(f) = self.session().await {
-                    return Step::Timed(Duration::ZERO, Err(f));
-                }
+                or_step!(self.session().await);
                 let t = Instant::now();
                 let r = self.add_contact(&dn).await;
                 if r.is_ok() {
@@ -405,10 +407,7 @@ impl<'c> Client<'c> {
                 Step::Timed(t.elapsed(), r)
             }
             "6" => {
-                let dn = match self.own_object().await {
-                    Ok(d) => d,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
+                let dn = or_step!(self.own_object().await);
                 let recorded = extra.get(3).map(String::as_str).unwrap_or("");
                 let attrs: Vec<&str> = recorded
                     .split(',')
@@ -434,23 +433,14 @@ impl<'c> Client<'c> {
                         ));
                     }
                 }
-                let c = match self.session().await {
-                    Ok(c) => c,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
+                let c = or_step!(self.session().await);
                 let t = Instant::now();
                 let r = c.modify(&dn, changes, Vec::new()).await;
                 Step::Timed(t.elapsed(), ldap_outcome(r))
             }
             "10" => {
-                let dn = match self.own_object().await {
-                    Ok(d) => d,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
-                let c = match self.session().await {
-                    Ok(c) => c,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
+                let dn = or_step!(self.own_object().await);
+                let c = or_step!(self.session().await);
                 let t = Instant::now();
                 let r = c.delete(&dn, Vec::new()).await;
                 let out = ldap_outcome(r);
@@ -459,16 +449,10 @@ impl<'c> Client<'c> {
                 Step::Timed(took, out)
             }
             "12" => {
-                let dn = match self.own_object().await {
-                    Ok(d) => d,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
+                let dn = or_step!(self.own_object().await);
                 self.made += 1;
                 let rdn = format!("CN=c{}-{}", self.id, self.made);
-                let c = match self.session().await {
-                    Ok(c) => c,
-                    Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-                };
+                let c = or_step!(self.session().await);
                 let t = Instant::now();
                 let r = c.modify_dn(&dn, &rdn, true, None, Vec::new()).await;
                 let out = ldap_outcome(r);
@@ -486,10 +470,7 @@ impl<'c> Client<'c> {
 
     async fn compare(&mut self) -> Step {
         let dn = self.ctx.dn_like("CN,CN", &mut self.rng);
-        let c = match self.session().await {
-            Ok(c) => c,
-            Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-        };
+        let c = or_step!(self.session().await);
         let t = Instant::now();
         let r = c.compare(&dn, "objectClass", "top", Vec::new()).await;
         let out = r.map(|_| ()).map_err(Failure::client);
@@ -497,10 +478,7 @@ impl<'c> Client<'c> {
     }
 
     async fn extended(&mut self) -> Step {
-        let c = match self.session().await {
-            Ok(c) => c,
-            Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-        };
+        let c = or_step!(self.session().await);
         let t = Instant::now();
         let out = c.who_am_i().await.map(|_| ()).map_err(Failure::client);
         Step::Timed(t.elapsed(), out)
@@ -519,10 +497,7 @@ impl<'c> Client<'c> {
             return Step::Skipped("cldap (not answering)".into());
         }
         if self.cldap.is_none() {
-            match super::udp::socket(&self.ctx.ldap_addr).await {
-                Ok(s) => self.cldap = Some(s),
-                Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-            }
+            self.cldap = Some(or_step!(super::udp::socket(&self.ctx.ldap_addr).await));
         }
         let id = self.next_id();
         let Some(s) = &self.cldap else {
@@ -538,10 +513,7 @@ impl<'c> Client<'c> {
             return Step::Skipped("dns (not answering)".into());
         }
         if self.dns.is_none() {
-            match super::udp::socket(&self.ctx.dns_addr).await {
-                Ok(s) => self.dns = Some(s),
-                Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-            }
+            self.dns = Some(or_step!(super::udp::socket(&self.ctx.dns_addr).await));
         }
         let names = &self.ctx.dns_names;
         if names.is_empty() {
@@ -571,10 +543,7 @@ impl<'c> Client<'c> {
         let Some(a) = self.account.clone() else {
             return Step::Skipped("kerberos (no account)".into());
         };
-        let key = match self.ctx.key_of(&a) {
-            Ok(k) => k,
-            Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-        };
+        let key = or_step!(self.ctx.key_of(&a));
         let (kdc, realm) = (&self.ctx.kdc_addr, &self.ctx.realm);
         if opcode == "10" {
             let t = Instant::now();
@@ -586,10 +555,7 @@ impl<'c> Client<'c> {
             return Step::Timed(took, out);
         }
         if self.tgt.is_none() {
-            match krb::as_exchange(kdc, realm, &a.sam, &key).await {
-                Ok(c) => self.tgt = Some(c),
-                Err(f) => return Step::Timed(Duration::ZERO, Err(f)),
-            }
+            self.tgt = Some(or_step!(krb::as_exchange(kdc, realm, &a.sam, &key).await));
         }
         let Some(tgt) = &self.tgt else {
             return Step::Timed(Duration::ZERO, Err(closed()));

@@ -9,7 +9,7 @@ mod filter;
 mod krb;
 mod outcome;
 mod setup;
-mod udp;
+pub(crate) mod udp;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
