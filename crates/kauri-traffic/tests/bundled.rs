@@ -2,19 +2,16 @@
 //! capture summarizes to the bundled summary exactly, the summary learns the bundled model
 //! exactly, and Samba's own learner makes the same model from the same summary.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
+
+use common::{bundled, samba_python, sample_dir, PYTHON};
 
 use kauri_traffic::learn::learn;
 use kauri_traffic::model::Model;
 use kauri_traffic::summarize::summarize_capture;
 use kauri_traffic::summary;
-
-fn bundled(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/traffic")
-        .join(name)
-}
 
 #[test]
 fn the_capture_summarizes_to_the_bundled_summary() {
@@ -48,19 +45,20 @@ fn the_summary_learns_the_bundled_model() {
 
 #[test]
 fn samba_learns_the_same_model_from_the_bundled_summary() {
-    let learner = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/samba-tests/traffic/traffic_learner");
-    let samba = Command::new("/usr/bin/python3")
-        .args(["-c", "import samba.emulate.traffic"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !samba || !learner.is_file() {
-        println!("skipped: Samba's traffic_learner or python3-samba is not installed");
+    let learner = sample_dir().join("traffic_learner");
+    if !learner.is_file() {
+        println!(
+            "skipped: Samba's traffic_learner is not in {}",
+            learner.display()
+        );
+        return;
+    }
+    if !samba_python() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("samba.model");
-    let status = Command::new("/usr/bin/python3")
+    let status = Command::new(PYTHON)
         .arg(&learner)
         .arg(bundled("demo.summary"))
         .arg("-o")

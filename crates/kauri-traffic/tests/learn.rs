@@ -7,22 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
+use common::{samba_python, sample_dir, PYTHON};
 use kauri_traffic::learn::learn;
 use kauri_traffic::model::Model;
 use kauri_traffic::summary::{self, Packet};
 use serde_json::Value;
-
-const PYTHON: &str = "/usr/bin/python3";
-
-/// Where Samba's sample data and scripts are looked for.
-fn sample_dir() -> PathBuf {
-    std::env::var_os("KAURI_SAMBA_TRAFFIC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/samba-tests/traffic")
-        })
-}
 
 /// Samba's sample directory, when it is there.
 fn samba_dir() -> Option<PathBuf> {
@@ -35,27 +26,6 @@ fn samba_dir() -> Option<PathBuf> {
             dir.display()
         );
         None
-    }
-}
-
-/// Whether Samba's Python traffic module can be imported; says why not.
-fn samba_python() -> bool {
-    match Command::new(PYTHON)
-        .args(["-c", "import samba.emulate.traffic"])
-        .output()
-    {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            println!(
-                "skipped: {PYTHON} cannot import samba.emulate.traffic (install python3-samba): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            false
-        }
-        Err(e) => {
-            println!("skipped: cannot run {PYTHON}: {e}");
-            false
-        }
     }
 }
 

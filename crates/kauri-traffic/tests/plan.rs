@@ -7,15 +7,15 @@
 //! Samba's modules are missing.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
+use common::{samba_python, sample_dir, PYTHON};
 use kauri_traffic::learn::learn;
 use kauri_traffic::model::Model;
 use kauri_traffic::plan::{plan_from_model, plan_from_summary, Plan, PlanError, PlanOptions};
 use kauri_traffic::summary::{self, Packet};
-
-const PYTHON: &str = "/usr/bin/python3";
 
 /// Made-up traffic: several LDAP clients binding, searching and unbinding, CLDAP pings,
 /// Kerberos and DNS, over about a minute.
@@ -70,13 +70,7 @@ fn synthetic_summary() -> Vec<Packet> {
 
 /// Samba's sample model when present, else a model learned from the made-up traffic.
 fn sample_model() -> Model {
-    let dir = std::env::var_os("KAURI_SAMBA_TRAFFIC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/samba-tests/traffic")
-        });
-    let path = dir.join("traffic-sample-very-short.model");
+    let path = sample_dir().join("traffic-sample-very-short.model");
     match Model::load(&path) {
         Ok(m) => m,
         Err(e) => {
@@ -312,27 +306,6 @@ fn bad_inputs_are_errors() {
         plan_from_model(&empty, &options(10.0)),
         Err(PlanError::NoTraffic)
     ));
-}
-
-/// Whether Samba's Python traffic module can be imported; says why not.
-fn samba_python() -> bool {
-    match Command::new(PYTHON)
-        .args(["-c", "import samba.emulate.traffic"])
-        .output()
-    {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            println!(
-                "skipped: {PYTHON} cannot import samba.emulate.traffic (install python3-samba): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            false
-        }
-        Err(e) => {
-            println!("skipped: cannot run {PYTHON}: {e}");
-            false
-        }
-    }
 }
 
 /// Shares of each `protocol:opcode` among packets.
