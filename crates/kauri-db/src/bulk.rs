@@ -90,9 +90,8 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
 
     /// Adds an entry whose parent and link targets the caller resolved (see [`Placed`]):
     /// nothing is looked up by name, and its name and link back keys are written in order
-    /// when the chunk commits. The entry is copied, not taken: a caller that built it on
-    /// another thread can free it there.
-    pub fn add_placed(&mut self, placed: &Placed) -> DbResult<u64> {
+    /// when the chunk commits.
+    pub fn add_placed(&mut self, placed: Placed) -> DbResult<u64> {
         let BulkLoader {
             w, placed: keys, ..
         } = self;

@@ -50,7 +50,7 @@ fn placed_entries_are_whole_entries() {
         .unwrap();
     let first = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(2).unwrap();
-    l.add_placed(&placed(
+    l.add_placed(placed(
         ou("People", "dc=example,dc=com"),
         root,
         vec![],
@@ -64,11 +64,11 @@ fn placed_entries_are_whole_entries() {
         } else {
             vec![]
         };
-        l.add_placed(&placed(e, first, links, first + 1 + i as u64))
+        l.add_placed(placed(e, first, links, first + 1 + i as u64))
             .unwrap();
     }
     let group = Entry::new(dn("cn=G,dc=example,dc=com")).with("cn", &["G"]);
-    l.add_placed(&placed(
+    l.add_placed(placed(
         group,
         root,
         vec![("member", vec![first + 3, first + 1, first + 2])],
@@ -79,7 +79,7 @@ fn placed_entries_are_whole_entries() {
     let wrong = user("Late", "ou=People,dc=example,dc=com", 9);
     let stats = {
         let mut l2 = l;
-        let e = l2.add_placed(&placed(wrong, first, vec![], first + 99));
+        let e = l2.add_placed(placed(wrong, first, vec![], first + 99));
         assert!(matches!(e, Err(DbError::UnwillingToPerform(_))), "{e:?}");
         assert!(l2.failed());
         l2.finish()
@@ -99,7 +99,7 @@ fn placed_entries_are_whole_entries() {
         .unwrap();
     let first = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(2).unwrap();
-    l.add_placed(&placed(
+    l.add_placed(placed(
         ou("People", "dc=example,dc=com"),
         root,
         vec![],
@@ -108,11 +108,11 @@ fn placed_entries_are_whole_entries() {
     .unwrap();
     for i in 0..4 {
         let e = user(&format!("U{i}"), "ou=People,dc=example,dc=com", i);
-        l.add_placed(&placed(e, first, vec![], first + 1 + i as u64))
+        l.add_placed(placed(e, first, vec![], first + 1 + i as u64))
             .unwrap();
     }
     let group = Entry::new(dn("cn=G,dc=example,dc=com")).with("cn", &["G"]);
-    l.add_placed(&placed(
+    l.add_placed(placed(
         group,
         root,
         vec![("member", vec![first + 3, first + 1])],
@@ -156,7 +156,7 @@ fn a_name_placed_twice_is_refused() {
     let mut l = db.bulk_loader(10).unwrap();
     for i in 0..2 {
         let e = user("Same", "dc=example,dc=com", i);
-        l.add_placed(&placed(e, root, vec![], first + i as u64))
+        l.add_placed(placed(e, root, vec![], first + i as u64))
             .unwrap();
     }
     assert!(matches!(l.finish(), Err(DbError::EntryAlreadyExists(_))));
@@ -164,7 +164,7 @@ fn a_name_placed_twice_is_refused() {
     db.add(user("Old", "dc=example,dc=com", 7)).unwrap();
     let next = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(10).unwrap();
-    l.add_placed(&placed(
+    l.add_placed(placed(
         user("Old", "dc=example,dc=com", 8),
         root,
         vec![],

@@ -89,7 +89,7 @@ fn a_bulk_load_validates_as_adds_do() {
 
     // Stored in order by the bulk loader, the domain is whole.
     let mut loader = dir.db().bulk_loader(2).unwrap();
-    for p in results.iter().flatten() {
+    for p in results.into_iter().flatten() {
         loader.add_placed(p).unwrap();
     }
     loader.finish().unwrap();

@@ -76,7 +76,7 @@ impl PlacedKeys {
 impl<'d, B: Backend> DbWrite<'d, B> {
     /// Adds a placed entry (bulk mode only); its tree key and link back keys go to `keys`
     /// for the commit of the chunk.
-    pub(crate) fn add_placed(&mut self, placed: &Placed, keys: &mut PlacedKeys) -> DbResult<u64> {
+    pub(crate) fn add_placed(&mut self, placed: Placed, keys: &mut PlacedKeys) -> DbResult<u64> {
         if self.deferred.is_none() {
             return Err(DbError::UnwillingToPerform(
                 "placed entries are added by a bulk load only".into(),
@@ -85,14 +85,13 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         self.op(|w| w.add_placed_inner(placed, keys))
     }
 
-    fn add_placed_inner(&mut self, placed: &Placed, keys: &mut PlacedKeys) -> DbResult<u64> {
+    fn add_placed_inner(&mut self, placed: Placed, keys: &mut PlacedKeys) -> DbResult<u64> {
         let Placed {
             entry,
             parent,
             links,
             id: expected,
         } = placed;
-        let (parent, expected) = (*parent, *expected);
         let Entry { dn, attrs } = entry;
         let Some(rdn) = dn.rdn().cloned() else {
             return Err(DbError::UnwillingToPerform(
@@ -111,17 +110,15 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             )));
         }
         let usn = self.next_usn();
-        let (rec, _) =
-            self.build_record(parent, rdn.to_string(), &rdn, attrs.clone(), usn, false)?;
+        let (rec, _) = self.build_record(parent, rdn.to_string(), &rdn, attrs, usn, false)?;
         let mut resolved = Vec::with_capacity(links.len());
         let mut link_values = 0;
-        for (name, targets) in links {
-            let mut targets = targets.clone();
-            let (back, reference) = match self.link_role(name) {
+        for (name, mut targets) in links {
+            let (back, reference) = match self.link_role(&name) {
                 Some(LinkRole::Forward {
                     back, reference, ..
                 }) => (back, reference),
-                Some(LinkRole::Back { forward }) => return Err(back_link_refused(name, &forward)),
+                Some(LinkRole::Back { forward }) => return Err(back_link_refused(&name, &forward)),
                 None => {
                     return Err(DbError::UnwillingToPerform(format!(
                         "{name} is not a linked attribute"
@@ -147,7 +144,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                     "{name}: record {t} does not exist"
                 )));
             }
-            resolved.push((self.link_attr(name, back.as_deref())?, targets));
+            resolved.push((self.link_attr(&name, back.as_deref())?, targets));
         }
         let id = self.next_id;
         self.next_id += 1;

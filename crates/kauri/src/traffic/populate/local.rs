@@ -316,9 +316,8 @@ fn load(
     let (to_free, freed) = mpsc::channel::<Vec<Checked>>();
     std::thread::scope(|s| {
         let checker = s.spawn(move || -> Result<()> {
-            // Buffers come back from the storing thread with what it stored, to be emptied
-            // (and what they held freed) here and filled again: no large allocation in
-            // the steady state, and memory freed by the thread that allocated it.
+            // Buffers come back empty from the storing thread, to be filled again: no
+            // large allocation in the steady state.
             let mut buffers: Vec<Vec<Checked>> = Vec::new();
             build(
                 &validator,
@@ -327,8 +326,7 @@ fn load(
                 password,
                 prepared_below,
                 |batch| {
-                    while let Ok(mut spent) = freed.try_recv() {
-                        spent.clear();
+                    while let Ok(spent) = freed.try_recv() {
                         buffers.push(spent);
                     }
                     let mut out = buffers
@@ -340,9 +338,8 @@ fn load(
             )
         });
         let stored = (|| -> Result<()> {
-            for batch in checked {
-                for ((kind, i), r) in &batch {
-                    let (kind, i) = (*kind, *i);
+            for mut batch in checked {
+                for ((kind, i), r) in batch.drain(..) {
                     match r {
                         Ok(placed) => {
                             loader.add_placed(placed)?;
@@ -358,7 +355,7 @@ fn load(
                     }
                     bar.inc(1);
                 }
-                // Back to the thread that made them, while it runs.
+                // Back to the thread that fills them, while it runs.
                 let _ = to_free.send(batch);
             }
             Ok(())
