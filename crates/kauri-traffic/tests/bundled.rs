@@ -70,3 +70,27 @@ fn samba_learns_the_same_model_from_the_bundled_summary() {
     let ours = Model::load(bundled("demo.model")).unwrap();
     assert_eq!(samba_model.to_value().unwrap(), ours.to_value().unwrap());
 }
+
+#[test]
+fn the_root_dse_model_plans_only_root_dse_reads() {
+    use kauri_traffic::plan::{plan_from_model, PlanOptions};
+    let model = Model::load(bundled("rootdse.model")).unwrap();
+    let plan = plan_from_model(
+        &model,
+        &PlanOptions {
+            duration: 2.0,
+            target_rate: Some(1000.0),
+            seed: 7,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(plan.packets > 1000, "{} packets", plan.packets);
+    for p in plan.conversations.iter().flat_map(|c| &c.packets) {
+        assert_eq!((p.protocol.as_str(), p.opcode.as_str()), ("ldap", "3"));
+        // The root DSE (no scope, no DN recorded), asking for dnsHostName.
+        assert_eq!(p.extra.first().map(String::as_str), Some(""));
+        assert_eq!(p.extra.get(1).map(String::as_str), Some(""));
+        assert!(p.extra.iter().any(|x| x == "dnsHostName"), "{:?}", p.extra);
+    }
+}
