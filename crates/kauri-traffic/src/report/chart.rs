@@ -592,22 +592,28 @@ fn rates<DB: DrawingBackend>(
             .map_err(draw_error)?;
         }
 
-        let mut notes = vec![(format!("{}/s", rate(achieved)), INK)];
+        // Each note with a shorter form for narrow slots.
+        let mut notes = vec![(format!("{}/s", rate(achieved)), None, INK)];
         if offered > 0.0 {
+            let share = achieved / offered * 100.0;
             notes.push((
-                format!("{:.0}% of {}", achieved / offered * 100.0, rate(offered)),
+                format!("{share:.0}% of {}", rate(offered)),
+                Some(format!("{share:.0}%")),
                 MUTED,
             ));
         }
         if run.client_bound {
-            notes.push(("client-bound".to_string(), WARN));
+            notes.push(("client-bound".to_string(), None, WARN));
         }
         let line = note_px * 1.3;
         let base = achieved.max(offered);
-        for (j, (note, colour)) in notes.iter().enumerate() {
+        for (j, (note, short, colour)) in notes.iter().enumerate() {
             let dy = -(4.0 * s) - line * (notes.len() - 1 - j) as f64;
             let note_style = anchored(note_px, *colour, HPos::Center, VPos::Bottom);
-            let text = fit(note, &note_style, slot_px - 4.0);
+            let mut text = fit(note, &note_style, slot_px - 4.0);
+            if let (true, Some(short)) = (&text != note, short) {
+                text = fit(short, &note_style, slot_px - 4.0);
+            }
             plot.draw(&(EmptyElement::at((x, base)) + Text::new(text, (0, dy as i32), note_style)))
                 .map_err(draw_error)?;
         }
