@@ -46,6 +46,7 @@ pub mod eval;
 pub mod filter;
 pub mod keys;
 pub mod plan;
+pub mod quick_hash;
 pub mod read;
 pub mod record;
 pub mod registry;

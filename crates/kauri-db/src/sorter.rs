@@ -13,6 +13,7 @@ use kauri_kv::{Direction, TableId, WriteTxn};
 
 use crate::error::{DbError, DbResult};
 use crate::keys::{index_key_attr, KIND_VALUE, TERM_CUT};
+use crate::quick_hash::quick_hash as hash;
 
 const EMPTY: u32 = u32::MAX;
 /// Keys handed to the key-value layer per batch.
@@ -42,20 +43,6 @@ pub struct KeySorter {
     next: Vec<u32>,
     budget: usize,
     overflow: bool,
-}
-
-fn hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    for &b in chunks.remainder() {
-        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    h ^ (h >> 29)
 }
 
 fn head16(k: &[u8]) -> u128 {

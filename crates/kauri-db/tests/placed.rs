@@ -5,8 +5,9 @@
 mod common;
 
 use common::{dn, ou, user};
-use kauri_db::bulk::Placed;
+use kauri_db::bulk::{BulkLoader, Placed};
 use kauri_db::{Db, DbError, Entry, Filter, Scope, SearchRequest};
+use kauri_kv::lmdb::LmdbBackend;
 
 fn placed(entry: Entry, parent: u64, links: Vec<(&str, Vec<u64>)>, id: u64) -> Placed {
     Placed {
@@ -18,6 +19,44 @@ fn placed(entry: Entry, parent: u64, links: Vec<(&str, Vec<u64>)>, id: u64) -> P
             .collect(),
         id,
     }
+}
+
+/// A database holding `dc=example,dc=com`: the database, the root's id and the next id.
+fn rooted() -> (common::Lmdb, u64, u64) {
+    let t = common::lmdb_with(common::config());
+    t.db.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
+        .unwrap();
+    let r = t.db.read().unwrap();
+    let root = r.lookup(&dn("dc=example,dc=com")).unwrap().unwrap();
+    let first = r.next_record_id().unwrap();
+    drop(r);
+    (t, root, first)
+}
+
+/// Places ou=People (id `first`), four users U0–U3 in it (each with `links(i)`) and the
+/// group cn=G with `members`, in that order.
+fn people(
+    l: &mut BulkLoader<'_, LmdbBackend>,
+    root: u64,
+    first: u64,
+    links: impl Fn(u64) -> Vec<(&'static str, Vec<u64>)>,
+    members: Vec<u64>,
+) {
+    l.add_placed(placed(
+        ou("People", "dc=example,dc=com"),
+        root,
+        vec![],
+        first,
+    ))
+    .unwrap();
+    for i in 0..4u64 {
+        let e = user(&format!("U{i}"), "ou=People,dc=example,dc=com", i as i64);
+        l.add_placed(placed(e, first, links(i), first + 1 + i))
+            .unwrap();
+    }
+    let group = Entry::new(dn("cn=G,dc=example,dc=com")).with("cn", &["G"]);
+    l.add_placed(placed(group, root, vec![("member", members)], first + 5))
+        .unwrap();
 }
 
 fn found(db: &Db<kauri_kv::lmdb::LmdbBackend>, filter: &str) -> Vec<String> {
@@ -38,43 +77,22 @@ fn found(db: &Db<kauri_kv::lmdb::LmdbBackend>, filter: &str) -> Vec<String> {
 
 #[test]
 fn placed_entries_are_whole_entries() {
-    let t = common::lmdb_with(common::config());
+    let (t, root, first) = rooted();
     let db = &t.db;
-    db.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
-        .unwrap();
-    let root = db
-        .read()
-        .unwrap()
-        .lookup(&dn("dc=example,dc=com"))
-        .unwrap()
-        .unwrap();
-    let first = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(2).unwrap();
-    l.add_placed(placed(
-        ou("People", "dc=example,dc=com"),
+    people(
+        &mut l,
         root,
-        vec![],
         first,
-    ))
-    .unwrap();
-    for i in 0..4 {
-        let e = user(&format!("U{i}"), "ou=People,dc=example,dc=com", i);
-        let links = if i > 0 {
-            vec![("seeAlso", vec![first + 1])]
-        } else {
-            vec![]
-        };
-        l.add_placed(placed(e, first, links, first + 1 + i as u64))
-            .unwrap();
-    }
-    let group = Entry::new(dn("cn=G,dc=example,dc=com")).with("cn", &["G"]);
-    l.add_placed(placed(
-        group,
-        root,
-        vec![("member", vec![first + 3, first + 1, first + 2])],
-        first + 5,
-    ))
-    .unwrap();
+        |i| {
+            if i > 0 {
+                vec![("seeAlso", vec![first + 1])]
+            } else {
+                vec![]
+            }
+        },
+        vec![first + 3, first + 1, first + 2],
+    );
     // The next id is counted on.
     let wrong = user("Late", "ou=People,dc=example,dc=com", 9);
     let stats = {
@@ -87,38 +105,10 @@ fn placed_entries_are_whole_entries() {
     assert!(stats.is_err());
 
     // The same again, without the mistake: everything is where ordinary adds put it.
-    let t = common::lmdb_with(common::config());
+    let (t, root, first) = rooted();
     let db = &t.db;
-    db.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
-        .unwrap();
-    let root = db
-        .read()
-        .unwrap()
-        .lookup(&dn("dc=example,dc=com"))
-        .unwrap()
-        .unwrap();
-    let first = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(2).unwrap();
-    l.add_placed(placed(
-        ou("People", "dc=example,dc=com"),
-        root,
-        vec![],
-        first,
-    ))
-    .unwrap();
-    for i in 0..4 {
-        let e = user(&format!("U{i}"), "ou=People,dc=example,dc=com", i);
-        l.add_placed(placed(e, first, vec![], first + 1 + i as u64))
-            .unwrap();
-    }
-    let group = Entry::new(dn("cn=G,dc=example,dc=com")).with("cn", &["G"]);
-    l.add_placed(placed(
-        group,
-        root,
-        vec![("member", vec![first + 3, first + 1])],
-        first + 5,
-    ))
-    .unwrap();
+    people(&mut l, root, first, |_| vec![], vec![first + 3, first + 1]);
     l.finish().unwrap();
     assert!(db.check(false, None).unwrap().is_clean());
     assert_eq!(
@@ -142,17 +132,8 @@ fn placed_entries_are_whole_entries() {
 
 #[test]
 fn a_name_placed_twice_is_refused() {
-    let t = common::lmdb_with(common::config());
+    let (t, root, first) = rooted();
     let db = &t.db;
-    db.add_root(Entry::new(dn("dc=example,dc=com")).with("dc", &["example"]))
-        .unwrap();
-    let root = db
-        .read()
-        .unwrap()
-        .lookup(&dn("dc=example,dc=com"))
-        .unwrap()
-        .unwrap();
-    let first = db.read().unwrap().next_record_id().unwrap();
     let mut l = db.bulk_loader(10).unwrap();
     for i in 0..2 {
         let e = user("Same", "dc=example,dc=com", i);

@@ -2,32 +2,13 @@
 //! an LDAP add is, each seeing the entries before it, then stored by the database's bulk
 //! loader into a domain that passes both consistency checks.
 
-use std::sync::Arc;
+mod common;
 
-use kauri_db::{Db, Dn, Entry};
-use kauri_domain::directory::{Caller, Change, DirError, Directory, Request};
-use kauri_domain::password::SecretKey;
-use kauri_domain::provision::ProvisionParams;
-use kauri_domain::schema::Schema;
+use common::{provisioned, DOMAIN};
+
+use kauri_db::{Dn, Entry};
+use kauri_domain::directory::{Caller, Change, DirError, Request};
 use kauri_domain::sid::Sid;
-use kauri_kv::mem::MemBackend;
-
-const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
-
-fn provisioned() -> Directory<MemBackend> {
-    let schema = Schema::load_default().0;
-    let db = Arc::new(Db::in_memory(schema.db_config()).unwrap());
-    let dir = Directory::new(db, schema, Some(SecretKey::generate().unwrap())).unwrap();
-    let params = ProvisionParams {
-        realm: "SAMDOM.EXAMPLE.COM".into(),
-        netbios_domain: "SAMDOM".into(),
-        dc_name: "DC1".into(),
-        domain_sid: Sid::parse("S-1-5-21-1-2-3").unwrap(),
-        site: "Default-First-Site-Name".into(),
-    };
-    dir.provision(&params, "Passw0rd.Admin", None).unwrap();
-    dir
-}
 
 fn ou(name: &str) -> Entry {
     Entry::new(Dn::parse(&format!("OU={name},{DOMAIN}")).unwrap())

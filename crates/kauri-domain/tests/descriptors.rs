@@ -4,34 +4,18 @@
 //! result differs), written with the SD flags control, and given to every object of a
 //! database made before descriptors existed.
 
-use std::sync::Arc;
+mod common;
 
-use kauri_db::{Db, Dn, Entry, Modification, ModifyOp};
+use common::provisioned;
+
+use kauri_db::{Dn, Entry, Modification, ModifyOp};
 use kauri_domain::directory::{view::View, Account, Caller, Change, Directory, Request};
-use kauri_domain::password::SecretKey;
-use kauri_domain::provision::ProvisionParams;
-use kauri_domain::schema::Schema;
 use kauri_domain::security::SecurityDescriptor;
 use kauri_domain::sid::Sid;
 use kauri_kv::mem::MemBackend;
 
 const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 const SID: &str = "S-1-5-21-1-2-3";
-
-fn provisioned() -> Directory<MemBackend> {
-    let schema = Schema::load_default().0;
-    let db = Arc::new(Db::in_memory(schema.db_config()).unwrap());
-    let dir = Directory::new(db, schema, Some(SecretKey::generate().unwrap())).unwrap();
-    let params = ProvisionParams {
-        realm: "SAMDOM.EXAMPLE.COM".into(),
-        netbios_domain: "SAMDOM".into(),
-        dc_name: "DC1".into(),
-        domain_sid: Sid::parse(SID).unwrap(),
-        site: "Default-First-Site-Name".into(),
-    };
-    dir.provision(&params, "Passw0rd.Admin", None).unwrap();
-    dir
-}
 
 fn dn(s: &str) -> Dn {
     Dn::parse(s).unwrap()

@@ -2,15 +2,16 @@
 //! validation with AD's result codes, principals, links, tombstones, passwords and
 //! password policies, the access policy, and schema extension.
 
-use std::sync::Arc;
+mod common;
 
-use kauri_db::{Db, Dn, Entry, Modification, ModifyOp};
+use common::provisioned_with;
+
+use kauri_db::{Dn, Entry, Modification, ModifyOp};
 use kauri_domain::directory::{
     resultant_pso, token_groups, view::View, Account, BindUpdate, Caller, Change, Directory,
     Request,
 };
-use kauri_domain::password::{encode_unicode_pwd, SecretKey};
-use kauri_domain::provision::ProvisionParams;
+use kauri_domain::password::encode_unicode_pwd;
 use kauri_domain::schema::Schema;
 use kauri_domain::sid::Sid;
 use kauri_kv::mem::MemBackend;
@@ -18,22 +19,8 @@ use kauri_kv::mem::MemBackend;
 const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 const PASSWORD: &str = "Passw0rd.Admin";
 
-fn provisioned(schema: Schema) -> Directory<MemBackend> {
-    let db = Arc::new(Db::in_memory(schema.db_config()).unwrap());
-    let dir = Directory::new(db, schema, Some(SecretKey::generate().unwrap())).unwrap();
-    let params = ProvisionParams {
-        realm: "SAMDOM.EXAMPLE.COM".into(),
-        netbios_domain: "SAMDOM".into(),
-        dc_name: "DC1".into(),
-        domain_sid: Sid::parse("S-1-5-21-1-2-3").unwrap(),
-        site: "Default-First-Site-Name".into(),
-    };
-    dir.provision(&params, PASSWORD, None).unwrap();
-    dir
-}
-
 fn full() -> Directory<MemBackend> {
-    provisioned(Schema::load_default().0)
+    provisioned_with(Schema::load_default().0)
 }
 
 fn admin() -> Caller {
@@ -139,7 +126,7 @@ fn account(dir: &Directory<MemBackend>, d: &str) -> Caller {
 
 #[test]
 fn provisioning_builds_a_domain() {
-    for dir in [full(), provisioned(Schema::builtin())] {
+    for dir in [full(), provisioned_with(Schema::builtin())] {
         let info = dir.domain().expect("a domain");
         assert_eq!(info.domain_dn, dn(DOMAIN));
         assert_eq!(info.netbios, "SAMDOM");

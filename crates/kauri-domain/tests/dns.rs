@@ -3,40 +3,23 @@
 //! aging and scavenging on a clock the test moves: records age, are scavenged, names are
 //! tombstoned and purged exactly on the schedule, and static records never are.
 
-use std::net::IpAddr;
-use std::sync::Arc;
+mod common;
 
-use kauri_db::{Db, Dn, Entry, Modification, ModifyOp};
+use common::{provisioned, DOMAIN};
+
+use std::net::IpAddr;
+
+use kauri_db::{Dn, Entry, Modification, ModifyOp};
 use kauri_dns_proto::dnsp::{self, hours_since_1601, Body, DnsProperty};
 use kauri_dns_proto::RData;
 use kauri_domain::directory::{view::View, Caller, Change, Directory, Request};
 use kauri_domain::dns::layout::{DnsLayout, APEX};
 use kauri_domain::dns::nodes::{self, zone_record};
-use kauri_domain::password::SecretKey;
-use kauri_domain::provision::ProvisionParams;
-use kauri_domain::schema::Schema;
-use kauri_domain::sid::Sid;
 use kauri_kv::mem::MemBackend;
 
-const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
 /// The test's "now": 2026-11-01 00:00 UTC.
 const T0: u64 = 1_793_491_200;
 const HOUR: u64 = 3600;
-
-fn provisioned() -> Directory<MemBackend> {
-    let schema = Schema::load_default().0;
-    let db = Arc::new(Db::in_memory(schema.db_config()).unwrap());
-    let dir = Directory::new(db, schema, Some(SecretKey::generate().unwrap())).unwrap();
-    let params = ProvisionParams {
-        realm: "SAMDOM.EXAMPLE.COM".into(),
-        netbios_domain: "SAMDOM".into(),
-        dc_name: "DC1".into(),
-        domain_sid: Sid::parse("S-1-5-21-1-2-3").unwrap(),
-        site: "Default-First-Site-Name".into(),
-    };
-    dir.provision(&params, "Passw0rd.Admin", None).unwrap();
-    dir
-}
 
 fn ensure(dir: &Directory<MemBackend>, addrs: &[&str], now: u64) -> kauri_domain::dns::DnsEnsured {
     let addrs: Vec<IpAddr> = addrs.iter().map(|a| a.parse().unwrap()).collect();

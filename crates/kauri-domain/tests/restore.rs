@@ -2,6 +2,10 @@
 //! restored DC replaces the copy's DCs, takes the roles and a RID pool past the margin;
 //! the renamed copy names nothing of the old domain and holds no secret.
 
+mod common;
+
+use common::{provisioned, DOMAIN};
+
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -10,30 +14,11 @@ use kauri_db::{Db, Dn, Entry, Filter, Modification, ModifyOp, Scope, SearchReque
 use kauri_domain::directory::{
     view::View, Caller, Change, Directory, RenameSpec, Request, RestoreSpec,
 };
-use kauri_domain::password::{encode_unicode_pwd, SecretKey};
-use kauri_domain::provision::ProvisionParams;
-use kauri_domain::schema::Schema;
+use kauri_domain::password::encode_unicode_pwd;
 use kauri_domain::sid::Sid;
 use kauri_kv::dump::{load_dump, write_dump};
 use kauri_kv::mem::MemBackend;
 use kauri_kv::{Backend, LmdbBackend, LmdbOptions};
-
-const DOMAIN: &str = "DC=samdom,DC=example,DC=com";
-
-fn provisioned() -> Directory<MemBackend> {
-    let schema = Schema::load_default().0;
-    let db = Arc::new(Db::in_memory(schema.db_config()).unwrap());
-    let dir = Directory::new(db, schema, Some(SecretKey::generate().unwrap())).unwrap();
-    let params = ProvisionParams {
-        realm: "SAMDOM.EXAMPLE.COM".into(),
-        netbios_domain: "SAMDOM".into(),
-        dc_name: "DC1".into(),
-        domain_sid: Sid::parse("S-1-5-21-1-2-3").unwrap(),
-        site: "Default-First-Site-Name".into(),
-    };
-    dir.provision(&params, "Passw0rd.Admin", None).unwrap();
-    dir
-}
 
 fn dn(s: &str) -> Dn {
     Dn::parse(s).unwrap()

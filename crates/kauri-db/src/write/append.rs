@@ -5,18 +5,15 @@
 //! every committed chunk holds a whole hierarchy and whole links. Index keys go to the
 //! load's sorter as for any bulk add.
 
-use std::collections::BTreeSet;
-
 use kauri_kv::{Backend, WriteTxn};
 
 use super::{back_link_refused, DbWrite};
 use crate::config::LinkRole;
-use crate::db::{T_ENTRIES, T_LINKS, T_NODES, T_TREE};
+use crate::db::{T_LINKS, T_TREE};
 use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
 use crate::keys::{id_key, link_key, presence_key, tree_key, LINK_BACK, LINK_FORWARD};
-use crate::read::node_value;
-use crate::record::{self, put_stamp, Stamp};
+use crate::record::{put_stamp, Stamp};
 
 /// An entry whose place and links its caller resolved: a bulk load that validated every
 /// entry against its own view of the directory hands them over this way, so no name is
@@ -146,17 +143,7 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             }
             resolved.push((self.link_attr(&name, back.as_deref())?, targets));
         }
-        let id = self.next_id;
-        self.next_id += 1;
-        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
-        self.update_indexes(id, None, Some(&rec), &all)?;
-        self.kv.append(
-            T_ENTRIES,
-            &id_key(id),
-            &record::with_room(rec.encode(), None),
-        )?;
-        self.kv
-            .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
+        let id = self.store_new_record(&rec)?;
         keys.tree
             .push((tree_key(parent, rdn.norm(), self.cfg.max_index_key_len), id));
         let mut stamp = Vec::with_capacity(24);

@@ -881,23 +881,30 @@ impl<'d, B: Backend> DbWrite<'d, B> {
         }
         let usn = self.next_usn();
         let (rec, new_links) = self.build_record(parent, name_text, &rdn, attrs, usn, true)?;
-        let id = self.next_id;
-        self.next_id += 1;
-        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
-        self.update_indexes(id, None, Some(&rec), &all)?;
-        self.kv.append(
-            T_ENTRIES,
-            &id_key(id),
-            &record::with_room(rec.encode(), None),
-        )?;
-        self.kv
-            .append(T_NODES, &id_key(id), &node_value(parent, &rec.rdn))?;
+        let id = self.store_new_record(&rec)?;
         self.kv.put(T_TREE, &tkey, &id_key(id))?;
         for (la, targets) in new_links {
             for t in targets {
                 self.add_link(id, la, t, usn)?;
             }
         }
+        Ok(id)
+    }
+
+    /// Gives a new record the next id and stores it: record, node and index keys (its name
+    /// under its parent and its links are the caller's).
+    fn store_new_record(&mut self, rec: &OwnedRecord) -> DbResult<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let all: BTreeSet<u32> = rec.attrs.iter().map(|a| a.id).collect();
+        self.update_indexes(id, None, Some(rec), &all)?;
+        self.kv.append(
+            T_ENTRIES,
+            &id_key(id),
+            &record::with_room(rec.encode(), None),
+        )?;
+        self.kv
+            .append(T_NODES, &id_key(id), &node_value(rec.parent, &rec.rdn))?;
         Ok(id)
     }
 

@@ -15,12 +15,12 @@
 //! any other directory.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use kauri_db::bulk::Placed;
+use kauri_db::quick_hash::QuickMap;
 use kauri_db::read::StoredValues;
 use kauri_db::{DbConfig, DbRead, Dn, Entry, Syntax};
 use kauri_kv::Backend;
@@ -30,7 +30,7 @@ use super::classes::SchemaSnapshot;
 use super::descriptors::SD_ATTR;
 use super::error::{DirError, DirResult};
 use super::store::AddStore;
-use super::view::View;
+use super::view::{id_of_dn_value, View};
 use super::{no_such_object, Change, Directory, Request};
 use crate::password::SecretKey;
 use crate::schema::objects::has_class;
@@ -57,29 +57,6 @@ const KEPT: &[&str] = &[
     "objectSid",
     "objectCategory",
 ];
-
-/// A quick hash for the load's maps (names and values of the entries it is given, hashed
-/// by the hundred thousand).
-#[derive(Default, Clone, Copy)]
-struct QuickHash(u64);
-
-impl Hasher for QuickHash {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.0 =
-                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-}
-
-/// A map hashed with [`QuickHash`].
-type QuickMap<K, V> = HashMap<K, V, BuildHasherDefault<QuickHash>>;
 
 /// Normalized values and the entries of the load that hold them.
 type Holders = QuickMap<Vec<u8>, Vec<u64>>;
@@ -313,6 +290,12 @@ impl<B: Backend> Overlay<'_, '_, B> {
         dn.norm().get(rdn.norm().len() + 1..)
     }
 
+    /// An entry of the load named by a DN value written as its DN was (no parsing).
+    fn by_text(&self, value: &[u8]) -> Option<u64> {
+        let text = std::str::from_utf8(value).ok()?;
+        self.batch.by_text.get(text).copied()
+    }
+
     fn slot(attr: &str) -> Option<usize> {
         FOUND_BY_VALUE
             .iter()
@@ -338,11 +321,8 @@ impl<B: Backend> Overlay<'_, '_, B> {
     fn resolve(&self, attr: &str, values: &[Vec<u8>]) -> DirResult<Vec<u64>> {
         let mut ids = Vec::with_capacity(values.len());
         for v in values {
-            let known = std::str::from_utf8(v)
-                .ok()
-                .and_then(|t| self.batch.by_text.get(t));
-            if let Some(id) = known {
-                ids.push(*id);
+            if let Some(id) = self.by_text(v) {
+                ids.push(id);
                 continue;
             }
             let dn = std::str::from_utf8(v)
@@ -492,18 +472,9 @@ impl<B: Backend> View for Overlay<'_, '_, B> {
     }
 
     fn id_of_value(&self, value: &[u8]) -> DirResult<Option<u64>> {
-        let known = std::str::from_utf8(value)
-            .ok()
-            .and_then(|t| self.batch.by_text.get(t));
-        if let Some(id) = known {
-            return Ok(Some(*id));
-        }
-        match std::str::from_utf8(value)
-            .ok()
-            .and_then(|t| Dn::parse(t).ok())
-        {
-            Some(dn) => self.id_of(&dn),
-            None => Ok(None),
+        match self.by_text(value) {
+            Some(id) => Ok(Some(id)),
+            None => id_of_dn_value(self, value),
         }
     }
 

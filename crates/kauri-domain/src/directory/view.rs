@@ -7,6 +7,18 @@ use kauri_kv::Backend;
 
 use super::error::DirResult;
 
+/// The id of the entry a DN value names, by parsing it (`None` for a value that is no DN,
+/// or names nothing): what [`View::id_of_value`] does unless a view knows a quicker way.
+pub(crate) fn id_of_dn_value<V: View + ?Sized>(view: &V, value: &[u8]) -> DirResult<Option<u64>> {
+    match std::str::from_utf8(value)
+        .ok()
+        .and_then(|t| Dn::parse(t).ok())
+    {
+        Some(dn) => view.id_of(&dn),
+        None => Ok(None),
+    }
+}
+
 /// Reads the directory: ids by DN, attribute values, links.
 pub trait View {
     /// The id of an entry.
@@ -34,13 +46,7 @@ pub trait View {
     /// The id of the entry a DN value names (`None` for a value that is no DN, or names
     /// nothing).
     fn id_of_value(&self, value: &[u8]) -> DirResult<Option<u64>> {
-        match std::str::from_utf8(value)
-            .ok()
-            .and_then(|t| Dn::parse(t).ok())
-        {
-            Some(dn) => self.id_of(&dn),
-            None => Ok(None),
-        }
+        id_of_dn_value(self, value)
     }
 
     /// The id of an entry's parent (`None` when it does not exist, or the entry is a

@@ -565,6 +565,15 @@ impl LmdbBackend {
         LmdbBackend::open_locked(dir, tables, options, Some(held))
     }
 
+    /// Whether another process has the store in `dir` open (a running server): the lock
+    /// every opening holds shared cannot be taken exclusively. Checked, then released.
+    pub fn open_elsewhere(dir: &Path) -> KvResult<bool> {
+        fs::create_dir_all(dir).map_err(|e| open_error(dir, e.to_string()))?;
+        let held = lock::try_lock(dir, lock::Mode::Exclusive)
+            .map_err(|e| open_error(dir, format!("kauri.lock: {e}")))?;
+        Ok(held.is_none())
+    }
+
     /// Rewrites the store's file without its free pages, as AD's offline defragmentation
     /// does: a compacted copy is written beside `data.mdb` and renamed over it. The store
     /// must be closed everywhere (a running server refuses it); returns the file's size

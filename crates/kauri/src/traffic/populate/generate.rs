@@ -199,6 +199,14 @@ fn text(name: &str, value: &str) -> (String, Vec<Vec<u8>>) {
     (name.to_string(), vec![value.as_bytes().to_vec()])
 }
 
+/// An `objectClass` attribute with these classes.
+fn classes(names: &[&str]) -> (String, Vec<Vec<u8>>) {
+    (
+        "objectClass".to_string(),
+        names.iter().map(|n| n.as_bytes().to_vec()).collect(),
+    )
+}
+
 /// `groupType` of group `g`, by its place in a cycle of ten: mostly global security
 /// groups, some universal and domain-local ones, a few distribution lists.
 fn group_bits(g: usize) -> u32 {
@@ -361,10 +369,7 @@ impl Plan {
     /// The attributes of an OU.
     pub fn ou_attrs(&self, ou: &Ou) -> Attrs {
         let mut a = vec![
-            (
-                "objectClass".to_string(),
-                vec![b"top".to_vec(), b"organizationalUnit".to_vec()],
-            ),
+            classes(&["top", "organizationalUnit"]),
             text("ou", &ou.name),
         ];
         let what = match ou.city {
@@ -418,15 +423,7 @@ impl Plan {
         let city = ou.and_then(|o| o.city).unwrap_or("Auckland");
         let password = i < self.password_users;
         let attrs = vec![
-            (
-                "objectClass".to_string(),
-                vec![
-                    b"top".to_vec(),
-                    b"person".to_vec(),
-                    b"organizationalPerson".to_vec(),
-                    b"user".to_vec(),
-                ],
-            ),
+            classes(&["top", "person", "organizationalPerson", "user"]),
             text("cn", &cn),
             text("givenName", first),
             text("sn", last),
@@ -526,16 +523,7 @@ impl Plan {
         .map(String::into_bytes)
         .collect();
         let attrs = vec![
-            (
-                "objectClass".to_string(),
-                vec![
-                    b"top".to_vec(),
-                    b"person".to_vec(),
-                    b"organizationalPerson".to_vec(),
-                    b"user".to_vec(),
-                    b"computer".to_vec(),
-                ],
-            ),
+            classes(&["top", "person", "organizationalPerson", "user", "computer"]),
             text("cn", &name),
             text("sAMAccountName", &format!("{name}$")),
             text("dNSHostName", &fqdn),
@@ -585,10 +573,7 @@ impl Plan {
         let dn = format!("CN={},{parent}", rdn_value(&name));
         let sam = name.to_lowercase().replace(' ', "-");
         let mut attrs = vec![
-            (
-                "objectClass".to_string(),
-                vec![b"top".to_vec(), b"group".to_vec()],
-            ),
+            classes(&["top", "group"]),
             text("cn", &name),
             text("sAMAccountName", &sam),
             text("groupType", &(bits as i32).to_string()),
@@ -684,10 +669,7 @@ impl Plan {
         let record =
             kauri_domain::dns::nodes::zone_record(RData::A(c.address), 3600, 1, 0).encode();
         let attrs = vec![
-            (
-                "objectClass".to_string(),
-                vec![b"top".to_vec(), b"dnsNode".to_vec()],
-            ),
+            classes(&["top", "dnsNode"]),
             ("dnsRecord".to_string(), vec![record]),
             text("dNSTombstoned", "FALSE"),
         ];

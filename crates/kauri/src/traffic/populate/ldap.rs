@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::ProgressBar;
 use kauri_ldap_client::proto::{controls, Control, ModOp};
 use kauri_ldap_client::{change, LdapClient};
-use kauri_ldap_proto::LdapResult;
+use kauri_ldap_proto::{LdapResult, ResultCode};
 
 use super::generate::{Member, Plan};
 use super::manifest::Manifest;
@@ -31,13 +31,6 @@ use crate::admin::target::{Attrs, Credentials, Target};
 
 /// Members added per modify.
 pub const MEMBERS_PER_CHANGE: usize = 1000;
-
-/// LDAP result codes the steps tell apart.
-mod code {
-    pub const SUCCESS: u32 = 0;
-    pub const ATTRIBUTE_OR_VALUE_EXISTS: u32 = 20;
-    pub const ENTRY_ALREADY_EXISTS: u32 = 68;
-}
 
 /// What became of a user, for the users whose manager it is.
 mod state {
@@ -88,13 +81,14 @@ enum Outcome {
 }
 
 fn outcome(r: &LdapResult, what: &str) -> Outcome {
-    match r.code.0 {
-        code::SUCCESS => Outcome::Made,
-        code::ENTRY_ALREADY_EXISTS => Outcome::There,
+    match r.code {
+        ResultCode::SUCCESS => Outcome::Made,
+        ResultCode::ENTRY_ALREADY_EXISTS => Outcome::There,
         c => Outcome::Refused(format!(
-            "{what}: {} (LDAP result {c}, {})",
+            "{what}: {} (LDAP result {}, {})",
             r.message,
-            kauri_ldap_client::code_name(r.code)
+            c.0,
+            kauri_ldap_client::code_name(c)
         )),
     }
 }
@@ -189,11 +183,11 @@ async fn run_job(client: &mut LdapClient, shared: &Shared, job: Job) -> Result<(
                 .modify(dn, changes.clone(), Vec::new())
                 .await
                 .with_context(|| format!("adding members to {dn}"))?;
-            let o = match r.code.0 {
-                code::SUCCESS => Outcome::Made,
+            let o = match r.code {
+                ResultCode::SUCCESS => Outcome::Made,
                 // Some are members already (AD answers entryAlreadyExists, others
                 // attributeOrValueExists): the rest go in, the present ones are no error.
-                code::ENTRY_ALREADY_EXISTS | code::ATTRIBUTE_OR_VALUE_EXISTS => {
+                ResultCode::ENTRY_ALREADY_EXISTS | ResultCode::ATTRIBUTE_OR_VALUE_EXISTS => {
                     let permissive = Control {
                         oid: controls::PERMISSIVE_MODIFY.to_string(),
                         critical: true,

@@ -4,9 +4,10 @@
 //! SPNs, link targets, nesting, descriptors, passwords) and loads them in one pass whose
 //! index keys are written sorted at the end.
 //!
-//! Three threads pass the entries along: one builds them and hashes the known passwords
-//! ahead (the Kerberos keys are the expensive part of a password), one validates and
-//! completes them, one stores them. Entries go parents first, users before the groups that
+//! Two threads pass the entries along: one builds, validates and completes them, the other
+//! stores them. The known passwords of the first users are hashed on every core before the
+//! load (the Kerberos keys are the expensive part of a password), any others batch by
+//! batch ahead of their validation. Entries go parents first, users before the groups that
 //! hold them, nested groups before the groups they are nested in, so every link names an
 //! entry validated before it.
 
@@ -85,25 +86,13 @@ type Checked = ((Kind, usize), Result<Placed, DirError>);
 /// Refuses a folder another process has open (a running server would serve a database
 /// whose index keys are missing until the load ends).
 fn ensure_stopped(data: &Path) -> Result<()> {
-    use std::os::unix::io::AsRawFd;
-    let db = data.join("db");
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(db.join("kauri.lock"))
-        .with_context(|| format!("opening {}", db.join("kauri.lock").display()))?;
-    // SAFETY: the descriptor belongs to `file`, which outlives the call.
-    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
-    if !locked {
+    if LmdbBackend::open_elsewhere(&data.join("db"))? {
         bail!(
             "{} is in use by another process (a running server?); stop it first, or \
              populate the server with --server",
             data.display()
         );
     }
-    // Closing the file releases the lock.
     Ok(())
 }
 
@@ -297,9 +286,8 @@ impl Loaded {
 }
 
 /// Builds, validates and stores every object not present yet: this thread stores, a
-/// second one builds and validates (in order, each entry seeing the ones before it). What
-/// the second thread made goes back to it to be freed: memory freed by the thread that
-/// allocated it stays out of the allocator's locks.
+/// second one builds and validates (in order, each entry seeing the ones before it). The
+/// batch buffers go back to the second thread empty, to be filled again.
 #[allow(clippy::too_many_arguments)]
 fn load(
     bulk: &mut BulkAdd<LmdbBackend>,
@@ -436,7 +424,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
         bar.inc(n);
     }
     let rids = u32::try_from(principals).context("too many accounts for the RID space")?;
-    let mut bulk = dir.bulk_add(caller, rids)?;
+    let mut bulk = dir.bulk_add(caller.clone(), rids)?;
     bulk.reserve(usize::try_from(total).unwrap_or(0));
     let prepared_below =
         prepare_passwords(&bulk.directory(), &plan, &present, &args.account_password)?;
@@ -459,7 +447,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
     bar.finish_and_clear();
 
     // Groups made by an earlier run with fewer users get the members this plan adds.
-    let topped = top_up_groups(&dir, &plan, &present, &mut done)?;
+    let topped = top_up_groups(&dir, &caller, &plan, &present, &mut done)?;
     if topped {
         step("members", &mut since);
     }
@@ -499,6 +487,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
 /// [`MEMBERS_PER_CHANGE`] members); returns whether any group was examined.
 fn top_up_groups(
     dir: &Directory<LmdbBackend>,
+    caller: &Caller,
     plan: &Plan,
     present: &Present,
     done: &mut Loaded,
@@ -509,7 +498,6 @@ fn top_up_groups(
     if existing.is_empty() {
         return Ok(false);
     }
-    let caller = Caller::Account(dir.local_administrator()?);
     for g in existing {
         let Some(dn_text) = plan.group_dn(g) else {
             continue;
