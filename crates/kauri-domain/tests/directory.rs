@@ -169,6 +169,100 @@ fn provisioning_builds_a_domain() {
     }
 }
 
+/// The objects `kauri traffic populate` writes (an OU, a user with its HR attributes and
+/// manager, a computer with its SPNs, a managed mail-enabled group) are accepted on the
+/// built-in schema, explicitly chosen.
+#[test]
+fn the_builtin_schema_takes_what_populate_writes() {
+    let dir = provisioned_with(kauri_domain::schema::builtin::schema().unwrap());
+    let ou = format!("OU=Staff,{DOMAIN}");
+    add(
+        &dir,
+        admin(),
+        Entry::new(dn(&ou))
+            .with("objectClass", &["top", "organizationalUnit"])
+            .with("ou", &["Staff"])
+            .with("description", &["Staff in Auckland"]),
+    )
+    .unwrap();
+    let boss = format!("CN=Ann Lee 0,{ou}");
+    let person = |d: &str, sam: &str, n: &str| {
+        Entry::new(dn(d))
+            .with(
+                "objectClass",
+                &["top", "person", "organizationalPerson", "user"],
+            )
+            .with("sAMAccountName", &[sam])
+            .with("userPrincipalName", &[&format!("{sam}@samdom.example.com")])
+            .with("givenName", &["Ann"])
+            .with("sn", &["Lee"])
+            .with("initials", &["A"])
+            .with("displayName", &["Ann Lee"])
+            .with("mail", &[&format!("ann.lee{n}@samdom.example.com")])
+            .with("title", &["Engineer"])
+            .with("department", &["Operations"])
+            .with("company", &["Kauri Populate Ltd"])
+            .with("physicalDeliveryOfficeName", &["Auckland"])
+            .with("streetAddress", &["1 Queen Street"])
+            .with("telephoneNumber", &["+64 9 123 4567"])
+            .with("mobile", &["+64 21 1234 5678"])
+            .with("employeeID", &[&format!("E000000{n}")])
+            .with("employeeType", &["Staff"])
+            .with("description", &["Engineer, Operations, Auckland"])
+            .with("userAccountControl", &["544"])
+    };
+    add(&dir, admin(), person(&boss, "alee0", "0")).unwrap();
+    let worker = format!("CN=Ann Lee 1,{ou}");
+    add(
+        &dir,
+        admin(),
+        person(&worker, "alee1", "1").with("manager", &[&boss]),
+    )
+    .unwrap();
+    assert_eq!(
+        text(&dir, &worker, "employeeID").as_deref(),
+        Some("E0000001")
+    );
+    assert_eq!(
+        text(&dir, &worker, "employeeType").as_deref(),
+        Some("Staff")
+    );
+    let r = dir.db().read().unwrap();
+    let reports = View::links(&r, id_of(&dir, &boss), "directReports").unwrap();
+    assert_eq!(reports, [id_of(&dir, &worker)]);
+    drop(r);
+    let ws = format!("CN=WS000001,{ou}");
+    add(
+        &dir,
+        admin(),
+        Entry::new(dn(&ws))
+            .with(
+                "objectClass",
+                &["top", "person", "organizationalPerson", "user", "computer"],
+            )
+            .with("sAMAccountName", &["WS000001$"])
+            .with("dNSHostName", &["ws000001.samdom.example.com"])
+            .with(
+                "servicePrincipalName",
+                &["HOST/WS000001", "HOST/ws000001.samdom.example.com"],
+            )
+            .with("operatingSystem", &["Windows 11 Enterprise"])
+            .with("operatingSystemVersion", &["10.0 (22631)"])
+            .with("userAccountControl", &["4128"]),
+    )
+    .unwrap();
+    add(
+        &dir,
+        admin(),
+        group("Operations Readers 3", "8")
+            .with("sAMAccountName", &["operations-readers-3"])
+            .with("mail", &["operations-readers-3@samdom.example.com"])
+            .with("managedBy", &[&boss])
+            .with("member", &[&worker, &ws]),
+    )
+    .unwrap();
+}
+
 #[test]
 fn users_get_what_the_server_assigns() {
     let dir = full();

@@ -132,6 +132,62 @@ fn the_partitions_zones_and_dc_records() {
     assert!(serial(&dir, &zone) > before);
 }
 
+/// Kauri's built-in core schema, explicitly (the machine may have the published files, and
+/// [`provisioned`] would prefer them): a domain provisioned on it gets its DNS partitions,
+/// zones with their properties and the DC's records, as on a machine without
+/// samba-ad-provision.
+#[test]
+fn the_builtin_schema_provisions_the_dns_zones() {
+    let schema = kauri_domain::schema::builtin::schema().expect("built-in table parses");
+    let dir = common::provisioned_with(schema);
+    let done = ensure(&dir, &["10.0.0.1"], T0);
+    assert!(done.partitions_created);
+    assert_eq!(
+        done.zones_created,
+        vec!["samdom.example.com", "_msdcs.samdom.example.com"]
+    );
+    // The zones, found by class, keep the properties they were created with.
+    let r = dir.db().read().unwrap();
+    let zones = nodes::zones(&r, &layout(&dir)).unwrap();
+    let mut names: Vec<&str> = zones.iter().map(|z| z.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["_msdcs.samdom.example.com", "samdom.example.com"]);
+    for z in &zones {
+        assert_eq!(z.properties, nodes::default_zone_properties(), "{}", z.name);
+    }
+    drop(r);
+    let zone = domain_zone(&dir);
+    let apex = datas(&dir, &zone, APEX).unwrap();
+    assert!(apex.iter().any(|d| matches!(d, RData::Soa(_))), "{apex:?}");
+    assert!(apex.iter().any(|d| matches!(d, RData::Ns(_))), "{apex:?}");
+    assert_eq!(datas(&dir, &zone, "dc1").unwrap(), vec![a("10.0.0.1")]);
+    assert!(datas(&dir, &zone, "_ldap._tcp").is_some());
+    assert!(datas(&dir, &zone, "_kerberos._tcp").is_some());
+    assert!(datas(&dir, &zone, "_msdcs").is_some());
+    let msdcs =
+        DnsLayout::zone_dn(&layout(&dir).forest_container, "_msdcs.samdom.example.com").unwrap();
+    assert!(datas(&dir, &msdcs, "_ldap._tcp.dc").is_some());
+    // A name added later (as dynamic updates and `kauri traffic populate` add them), then
+    // deleted: the node is tombstoned, not removed.
+    let mut w = dir.db().write().unwrap();
+    let host = vec![zone_record(a("10.0.1.7"), 3600, 1, 0)];
+    dir.write_dns_node(&mut w, &zone, "ws000007", host, None, T0)
+        .unwrap();
+    w.commit().unwrap();
+    assert_eq!(datas(&dir, &zone, "ws000007").unwrap(), vec![a("10.0.1.7")]);
+    let mut w = dir.db().write().unwrap();
+    dir.write_dns_node(&mut w, &zone, "ws000007", Vec::new(), None, T0 + HOUR)
+        .unwrap();
+    w.commit().unwrap();
+    let r = dir.db().read().unwrap();
+    assert!(
+        nodes::node(&r, &zone, "ws000007")
+            .unwrap()
+            .unwrap()
+            .tombstoned
+    );
+}
+
 #[test]
 fn sites_without_a_dc_are_covered_by_the_cheapest_link() {
     let dir = provisioned();

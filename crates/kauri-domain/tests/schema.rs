@@ -359,6 +359,10 @@ fn builtin_covers_provisioning() {
         "subSchema",
         "securityPrincipal",
         "samDomain",
+        "dnsZone",
+        "dnsNode",
+        "dnsZoneScope",
+        "dnsZoneScopeContainer",
     ] {
         assert!(b.class(c).is_some(), "built-in class {c} missing");
     }
@@ -449,6 +453,16 @@ fn builtin_covers_provisioning() {
         "nETBIOSName",
         "systemFlags",
         "tombstoneLifetime",
+        "dnsRecord",
+        "dnsProperty",
+        "dNSTombstoned",
+        "dnsAllowDynamic",
+        "dnsAllowXFR",
+        "dnsNotifySecondaries",
+        "dnsSecureSecondaries",
+        "servicePrincipalName",
+        "employeeID",
+        "employeeType",
     ] {
         assert!(b.attribute(a).is_some(), "built-in attribute {a} missing");
     }

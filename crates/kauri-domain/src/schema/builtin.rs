@@ -16,16 +16,23 @@
 //! `infrastructureUpdate`, `groupPolicyContainer`, `trustedDomain`,
 //! `secret`, `nTDSService`, `queryPolicy`, `displaySpecifier`,
 //! `controlAccessRight`, `physicalLocation`, `msDS-QuotaContainer`,
-//! `msDS-OptionalFeature`, `leaf` — together with every superclass and
-//! auxiliary class they use (`securityPrincipal`, `mailRecipient`,
-//! `samDomain`, `samDomainBase`, `posixAccount`, …). Class definitions are
-//! complete (all must/may lists, possible superiors, default security
-//! descriptors). Attributes cover everything those classes require, the
-//! account, password-policy, RID, replication-topology and schema-object
-//! attributes a domain controller manipulates itself, and both halves of
-//! every linked pair among them, and every attribute [`crate::provision`]
-//! sets; optional attributes outside that set are named by the classes but
-//! left undefined (they default to DirectoryString).
+//! `msDS-OptionalFeature`, `leaf`, and the AD-integrated DNS classes
+//! `dnsZone`, `dnsNode`, `dnsZoneScope` and `dnsZoneScopeContainer` —
+//! together with every superclass and auxiliary class they use
+//! (`securityPrincipal`, `mailRecipient`, `samDomain`, `samDomainBase`,
+//! `posixAccount`, …). Class definitions are complete (all must/may lists,
+//! possible superiors, default security descriptors). Attributes cover
+//! everything those classes require, the account, password-policy, RID,
+//! replication-topology and schema-object attributes a domain controller
+//! manipulates itself, and both halves of every linked pair among them,
+//! every attribute [`crate::provision`] sets, the DNS attributes
+//! [`crate::dns`] writes and zones carry (`dnsRecord`, `dNSProperty`,
+//! `dNSTombstoned`, `dnsAllowDynamic`, `dnsAllowXFR`,
+//! `dnsNotifySecondaries`, `dnsSecureSecondaries`), and the user attributes
+//! `kauri traffic populate` writes (`employeeID`, `employeeType`, …).
+//! Optional attributes outside that set (e.g. the DNSSEC `msDNS-*`
+//! attributes of `dnsZone`) are named by the classes but left undefined;
+//! the directory refuses values for them until the schema is extended.
 //!
 //! The definitions are kept as a compact table, one record per line with
 //! `|`-separated fields:
@@ -282,10 +289,19 @@ A|displayName|Display-Name|1.2.840.113556.1.2.13|2.5.5.12|64||SPH||5|16|0|256|bf
 A|distinguishedName|Obj-Dist-Name|2.5.4.49|2.5.5.1|127|2b0c0287731c00854a|SYPH||8|19|||bf9679e4-0de6-11d0-a285-00aa003049e2|e48d0154-bcf8-11d1-8702-00c04fb96050
 A|dITContentRules|DIT-Content-Rules|2.5.21.2|2.5.5.12|64||YH||0|134217748|||9a7ad946-ca53-11d1-bbd0-0080c76670c0|
 A|dMDLocation|DMD-Location|1.2.840.113556.1.2.36|2.5.5.1|127|2b0c0287731c00854a|SYH||0|16|||f0f8ff8b-1191-11d0-a060-00aa006c33ed|
+A|dnsAllowDynamic|Dns-Allow-Dynamic|1.2.840.113556.1.4.378|2.5.5.8|1||SH||0|16|||e0fa1e65-9b45-11d0-afdd-00c04fd930c9|
+A|dnsAllowXFR|Dns-Allow-XFR|1.2.840.113556.1.4.379|2.5.5.8|1||SH||0|16|||e0fa1e66-9b45-11d0-afdd-00c04fd930c9|
 A|dNSHostName|DNS-Host-Name|1.2.840.113556.1.4.619|2.5.5.12|64||SPH||0|16|0|2048|72e39547-7b18-11d1-adef-00c04fd8d5cd|72e39547-7b18-11d1-adef-00c04fd8d5cd
+A|dnsNotifySecondaries|Dns-Notify-Secondaries|1.2.840.113556.1.4.381|2.5.5.9|2||H||0|16|||e0fa1e68-9b45-11d0-afdd-00c04fd930c9|
+A|dNSProperty|DNS-Property|1.2.840.113556.1.4.1306|2.5.5.10|4||H||0|16|||675a15fe-3b70-11d2-90cc-00c04fd91ab1|
+A|dnsRecord|Dns-Record|1.2.840.113556.1.4.382|2.5.5.10|4||H||0|16|||e0fa1e69-9b45-11d0-afdd-00c04fd930c9|
 A|dnsRoot|Dns-Root|1.2.840.113556.1.4.28|2.5.5.12|64||H||1|16|1|255|bf967959-0de6-11d0-a285-00aa003049e2|
+A|dnsSecureSecondaries|Dns-Secure-Secondaries|1.2.840.113556.1.4.380|2.5.5.9|2||H||0|16|||e0fa1e67-9b45-11d0-afdd-00c04fd930c9|
+A|dNSTombstoned|DNS-Tombstoned|1.2.840.113556.1.4.1414|2.5.5.8|1||SH||1|16|||d5eb2eb7-be4e-463b-a214-634a44d7392e|
 A|domainReplica|Domain-Replica|1.2.840.113556.1.4.158|2.5.5.12|64||SH||0|16|0|32767|bf96795e-0de6-11d0-a285-00aa003049e2|b8119fd0-04f6-4762-ab7a-4986c76b3f9a
 A|dSHeuristics|DS-Heuristics|1.2.840.113556.1.2.212|2.5.5.12|64||SH||0|16|||f0f8ff86-1191-11d0-a060-00aa006c33ed|
+A|employeeID|Employee-ID|1.2.840.113556.1.4.35|2.5.5.12|64||SH||0|16|0|16|bf967962-0de6-11d0-a285-00aa003049e2|
+A|employeeType|Employee-Type|1.2.840.113556.1.2.613|2.5.5.12|64||SH||16|0|1|256|a8df73f0-c5ea-11d1-bbcb-0080c76670c0|
 A|enabledConnection|Enabled-Connection|1.2.840.113556.1.4.36|2.5.5.8|1||SH||0|16|||bf967963-0de6-11d0-a285-00aa003049e2|
 A|extendedAttributeInfo|Extended-Attribute-Info|1.2.840.113556.1.4.909|2.5.5.12|64||YH||0|134217748|||9a7ad947-ca53-11d1-bbd0-0080c76670c0|
 A|extendedClassInfo|Extended-Class-Info|1.2.840.113556.1.4.908|2.5.5.12|64||YH||0|134217748|||9a7ad948-ca53-11d1-bbd0-0080c76670c0|
@@ -517,6 +533,10 @@ C|crossRef|Cross-Ref|1.2.840.113556.1.3.11|top|1|D|16|bf967a8d-0de6-11d0-a285-00
 C|crossRefContainer|Cross-Ref-Container|1.2.840.113556.1.5.7000.53|top|1|Y|16|ef9e60e0-56f7-11d1-a9c6-0000f80367c1|cn|Cross-Ref-Container||||msDS-EnabledFeature msDS-SPNSuffixes uPNSuffixes msDS-UpdateScript msDS-ExecuteScriptPassword msDS-Behavior-Version||||configuration|D:(A;;GA;;;SY)
 C|displaySpecifier|Display-Specifier|1.2.840.113556.1.5.84|top|1|D|16|e0fa1e8a-9b45-11d0-afdd-00c04fd930c9|cn|Display-Specifier||||treatAsLeaf shellPropertyPages shellContextMenu scopeFlags queryFilter iconPath extraColumns creationWizard createWizardExt createDialog contextMenu classDisplayName attributeDisplayNames adminPropertyPages adminMultiselectPropertyPages adminContextMenu||||container|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;RPLCLORC;;;AU)
 C|dMD|DMD|1.2.840.113556.1.3.9|top|1|YD|16|bf967a8f-0de6-11d0-a285-00aa003049e2|cn|DMD|||cn|msDS-USNLastSyncSuccess schemaUpdate schemaInfo prefixMap msDs-Schema-Extensions msDS-IntId dmdName||||configuration|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;RPLCLORC;;;AU)
+C|dnsNode|Dns-Node|1.2.840.113556.1.5.86|top|1|D|16|e0fa1e8c-9b45-11d0-afdd-00c04fd930c9|dc|Dns-Node|||dc|dNSTombstoned dnsRecord dNSProperty||||dnsZoneScope dnsZone|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;ED)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;CO)(A;;RPLCLORC;;;WD)
+C|dnsZone|Dns-Zone|1.2.840.113556.1.5.85|top|1|D|16|e0fa1e8b-9b45-11d0-afdd-00c04fd930c9|dc|Dns-Zone|||dc|msDNS-NSEC3CurrentSalt msDNS-NSEC3UserSalt msDNS-PropagationTime msDNS-ParentHasSecureDelegation msDNS-DNSKEYRecords msDNS-SigningKeys msDNS-SigningKeyDescriptors msDNS-SecureDelegationPollingPeriod msDNS-SignatureInceptionOffset msDNS-DSRecordSetTTL msDNS-DNSKEYRecordSetTTL msDNS-NSEC3Iterations msDNS-NSEC3RandomSaltLength msDNS-NSEC3HashAlgorithm msDNS-RFC5011KeyRollovers msDNS-DSRecordAlgorithms msDNS-MaintainTrustAnchor msDNS-NSEC3OptOut msDNS-SignWithNSEC3 msDNS-IsSigned managedBy dnsSecureSecondaries dNSProperty dnsNotifySecondaries dnsAllowXFR dnsAllowDynamic||||container|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;ED)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;CC;;;AU)(A;;RPLCLORC;;;WD)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;CO)
+C|dnsZoneScope|Dns-Zone-Scope|1.2.840.113556.1.5.301|top|1|D|16|696f8a61-2d3f-40ce-a4b3-e275dfcc49c5|cn|Dns-Zone-Scope|||dc|managedBy dNSProperty||||dnsZoneScopeContainer|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;ED)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;CC;;;AU)(A;;RPLCLORC;;;WD)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;CO)
+C|dnsZoneScopeContainer|Dns-Zone-Scope-Container|1.2.840.113556.1.5.300|top|1|D|16|f2699093-f25a-4220-9deb-03df4cc4a9c5|cn|Dns-Zone-Scope-Container||||||||dnsZone|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;ED)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;CC;;;AU)(A;;RPLCLORC;;;WD)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;CO)
 C|domain|Domain|1.2.840.113556.1.5.66|top|2|D|16|19195a5a-6da0-11d0-afd3-00c04fd930c9|dc|Domain-DNS|||dc|||||domain organization|
 C|domainDNS|Domain-DNS|1.2.840.113556.1.5.67|domain|1||16|19195a5b-6da0-11d0-afd3-00c04fd930c9|dc|Domain-DNS||||msDS-ExpirePasswordsOnSmartCardOnlyAccounts msDS-EnabledFeature msDS-USNLastSyncSuccess msDS-Behavior-Version msDS-AllowedDNSSuffixes managedBy||samDomain||domainDNS|D:(OA;;CR;1131f6aa-9c07-11d1-f79f-00c04fc2dcd2;;S-1-5-21-2063560558-3296776465-833389195-498)(A;;RP;;;WD)(OA;;CR;1131f6aa-9c07-11d1-f79f-00c04fc2dcd2;;ED)(OA;;CR;1131f6ab-9c07-11d1-f79f-00c04fc2dcd2;;ED)(OA;;CR;1131f6ac-9c07-11d1-f79f-00c04fc2dcd2;;ED)(OA;;CR;1131f6aa-9c07-11d1-f79f-00c04fc2dcd2;;BA)(OA;;CR;1131f6ab-9c07-11d1-f79f-00c04fc2dcd2;;BA)(OA;;CR;1131f6ac-9c07-11d1-f79f-00c04fc2dcd2;;BA)(A;;RPLCLORC;;;AU)(A;;RPWPCRLCLOCCRCWDWOSW;;;DA)(A;CI;RPWPCRLCLOCCRCWDWOSDSW;;;BA)(A;;RPWPCRLCLOCCDCRCWDWOSDDTSW;;;SY)(A;CI;RPWPCRLCLOCCDCRCWDWOSDDTSW;;;EA)(A;CI;LC;;;RU)(OA;CIIO;RP;037088f8-0ae1-11d2-b422-00a0c968f939;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(OA;CIIO;RP;59ba2f42-79a2-11d0-9020-00c04fc2d3cf;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(OA;CIIO;RP;bc0ac240-79a9-11d0-9020-00c04fc2d4cf;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(OA;CIIO;RP;4c164200-20c0-11d0-a768-00aa006e0529;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(OA;CIIO;RP;5f202010-79a5-11d0-9020-00c04fc2d4cf;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(OA;;RP;c7407360-20bf-11d0-a768-00aa006e0529;;RU)(OA;CIIO;RPLCLORC;;bf967a9c-0de6-11d0-a285-00aa003049e2;RU)(A;;RPRC;;;RU)(OA;CIIO;RPLCLORC;;bf967aba-0de6-11d0-a285-00aa003049e2;RU)(A;;LCRPLORC;;;ED)(OA;CIIO;RP;037088f8-0ae1-11d2-b422-00a0c968f939;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;CIIO;RP;59ba2f42-79a2-11d0-9020-00c04fc2d3cf;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;CIIO;RP;bc0ac240-79a9-11d0-9020-00c04fc2d4cf;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;CIIO;RP;4c164200-20c0-11d0-a768-00aa006e0529;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;CIIO;RP;5f202010-79a5-11d0-9020-00c04fc2d4cf;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;CIIO;RPLCLORC;;4828CC14-1437-45bc-9B07-AD6F015E5F28;RU)(OA;;RP;b8119fd0-04f6-4762-ab7a-4986c76b3f9a;;RU)(OA;;RP;b8119fd0-04f6-4762-ab7a-4986c76b3f9a;;AU)(OA;CIIO;RP;b7c69e6d-2cc7-11d2-854e-00a0c983f608;bf967aba-0de6-11d0-a285-00aa003049e2;ED)(OA;CIIO;RP;b7c69e6d-2cc7-11d2-854e-00a0c983f608;bf967a9c-0de6-11d0-a285-00aa003049e2;ED)(OA;CIIO;RP;b7c69e6d-2cc7-11d2-854e-00a0c983f608;bf967a86-0de6-11d0-a285-00aa003049e2;ED)(OA;CIIO;WP;ea1b7b93-5e48-46d5-bc6c-4df4fda78a35;bf967a86-0de6-11d0-a285-00aa003049e2;PS)(OA;;CR;1131f6ad-9c07-11d1-f79f-00c04fc2dcd2;;DD)(OA;;CR;89e95b76-444d-4c62-991a-0facbeda640c;;ED)(OA;;CR;1131f6ad-9c07-11d1-f79f-00c04fc2dcd2;;BA)(OA;;CR;89e95b76-444d-4c62-991a-0facbeda640c;;BA)(OA;;CR;e2a36dc9-ae17-47c3-b58b-be34c55ba633;;S-1-5-32-557)(OA;;CR;280f369c-67c7-438e-ae98-1d46f3c6f541;;AU)(OA;;CR;ccc2dc7d-a6ad-4a7a-8846-c04e3cc53501;;AU)(OA;;CR;05c74c5e-4deb-43b4-bd9f-86664c2a7fd5;;AU)(OA;;CR;1131f6ae-9c07-11d1-f79f-00c04fc2dcd2;;ED)(OA;;CR;1131f6ae-9c07-11d1-f79f-00c04fc2dcd2;;BA)(OA;CIIO;CRRPWP;91e647de-d96f-4b70-9557-d63ff4f3ccd8;;PS)(OA;CIOI;RPWP;3f78c3e5-f79a-46bd-a0b8-9d18116ddc79;;PS)(OA;CIIO;SW;9b026da6-0d3c-465c-8bee-5199d7165cba;bf967a86-0de6-11d0-a285-00aa003049e2;PS)(OA;CIIO;SW;9b026da6-0d3c-465c-8bee-5199d7165cba;bf967a86-0de6-11d0-a285-00aa003049e2;CO)S:(AU;SA;WDWOWP;;;WD)(AU;SA;CR;;;BA)(AU;SA;CR;;;DU)(OU;CISA;WP;f30e3bbe-9ff0-11d1-b603-0000f80367c1;bf967aa5-0de6-11d0-a285-00aa003049e2;WD)(OU;CISA;WP;f30e3bbf-9ff0-11d1-b603-0000f80367c1;bf967aa5-0de6-11d0-a285-00aa003049e2;WD)
 C|foreignSecurityPrincipal|Foreign-Security-Principal|1.2.840.113556.1.5.76|top|1|D|16|89e31c12-8530-11d0-afda-00c04fd930c9|cn|Foreign-Security-Principal|||objectSid|foreignIdentifier||||container|D:(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;DA)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;SY)(A;;RPWPCRCCDCLCLORCWOWDSDDTSW;;;AO)(A;;RPLCLORC;;;PS)(OA;;CR;ab721a53-1e2f-11d0-9819-00aa0040529b;;PS)(OA;;CR;ab721a54-1e2f-11d0-9819-00aa0040529b;;PS)(OA;;CR;ab721a56-1e2f-11d0-9819-00aa0040529b;;PS)(OA;;RPWP;77B5B886-944A-11d1-AEBD-0000F80367C1;;PS)(OA;;RPWP;E45795B2-9455-11d1-AEBD-0000F80367C1;;PS)(OA;;RPWP;E45795B3-9455-11d1-AEBD-0000F80367C1;;PS)(A;;RC;;;AU)(OA;;RP;59ba2f42-79a2-11d0-9020-00c04fc2d3cf;;AU)(OA;;RP;77B5B886-944A-11d1-AEBD-0000F80367C1;;AU)(OA;;RP;E45795B3-9455-11d1-AEBD-0000F80367C1;;AU)(OA;;RP;e48d0154-bcf8-11d1-8702-00c04fb96050;;AU)(OA;;CR;ab721a53-1e2f-11d0-9819-00aa0040529b;;WD)
