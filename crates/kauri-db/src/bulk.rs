@@ -16,13 +16,15 @@
 //! back keys — written in key order when a chunk commits, so each committed chunk still
 //! holds whole names and links.
 
+use std::sync::mpsc;
+
 use kauri_kv::{Backend, WriteTxn};
 
 use crate::db::{Db, T_INDEX, T_META};
 use crate::entry::Entry;
 use crate::error::{DbError, DbResult};
 use crate::keys::meta;
-use crate::sorter::KeyBatch;
+use crate::sorter::{KeyBatch, SortedKeys, WRITE_CHUNK};
 use crate::write::append::PlacedKeys;
 use crate::write::DbWrite;
 pub use crate::write::Placed;
@@ -49,6 +51,8 @@ pub struct BulkLoader<'d, B: Backend> {
     in_chunk: usize,
     stats: BulkStats,
     placed: PlacedKeys,
+    /// Entries the caller said the load holds, until the sorter is sized from them.
+    expected: Option<u64>,
 }
 
 impl<B: Backend> Db<B> {
@@ -64,6 +68,7 @@ impl<B: Backend> Db<B> {
             in_chunk: 0,
             stats: BulkStats::default(),
             placed: PlacedKeys::default(),
+            expected: None,
         })
     }
 }
@@ -73,6 +78,12 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
         self.w
             .as_mut()
             .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))
+    }
+
+    /// Says how many entries the load will add in all: at its first commit the key sorter
+    /// makes room for them at once, from the keys per entry seen so far.
+    pub fn expect(&mut self, entries: u64) {
+        self.expected = Some(entries);
     }
 
     /// Whether an entry failed in the database, which ends the load: it can no longer add
@@ -128,9 +139,12 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
                 .take()
                 .ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
             self.placed.write(w.kv())?;
-            let keys = w.take_deferred();
+            let mut keys = w.take_deferred();
             w.commit()?;
             self.stats.commits += 1;
+            if let (Some(total), Some(k)) = (self.expected.take(), keys.as_mut()) {
+                k.reserve_scaled(total as f64 / self.stats.entries as f64);
+            }
             let mut next = self.db.write()?;
             match keys {
                 Some(k) => next.set_deferred(k),
@@ -163,33 +177,7 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
             let sorted = keys.finish();
             sorted.check_unique(w.kv(), T_INDEX, &unique)?;
             self.stats.index_keys = sorted.len() as u64;
-            let mut batch = KeyBatch::default();
-            let mut in_txn = 0usize;
-            let db = self.db;
-            let mut commits = 0u64;
-            let mut cur = Some(w);
-            sorted.for_each(|k| {
-                batch.push(k);
-                if batch.len() >= crate::sorter::WRITE_CHUNK {
-                    in_txn += batch.len();
-                    let txn = cur.as_mut().ok_or_else(|| {
-                        DbError::UnwillingToPerform("the bulk load has ended".into())
-                    })?;
-                    batch.write(txn.kv(), T_INDEX, true)?;
-                    if in_txn >= KEYS_PER_TXN {
-                        in_txn = 0;
-                        if let Some(done) = cur.take() {
-                            done.commit()?;
-                            commits += 1;
-                        }
-                        cur = Some(db.write()?);
-                    }
-                }
-                Ok(())
-            })?;
-            let mut last =
-                cur.ok_or_else(|| DbError::UnwillingToPerform("the bulk load has ended".into()))?;
-            batch.write(last.kv(), T_INDEX, true)?;
+            let (last, commits) = write_sorted(self.db, w, &sorted)?;
             self.stats.commits += commits;
             w = last;
         }
@@ -198,4 +186,55 @@ impl<'d, B: Backend> BulkLoader<'d, B> {
         self.stats.commits += 1;
         Ok(self.stats)
     }
+}
+
+/// Writes sorted index keys from transaction `w` on, committing every [`KEYS_PER_TXN`];
+/// returns the open last transaction and the number of commits. One thread reads the
+/// keys out of the sorter in batches while this one writes them: the writing is LMDB's
+/// single writer, the reading is not, and they take about as long.
+fn write_sorted<'d, B: Backend>(
+    db: &'d Db<B>,
+    w: DbWrite<'d, B>,
+    sorted: &SortedKeys,
+) -> DbResult<(DbWrite<'d, B>, u64)> {
+    let (to_write, full) = mpsc::sync_channel::<KeyBatch>(2);
+    let (to_refill, spent) = mpsc::channel::<KeyBatch>();
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || -> DbResult<()> {
+            let mut batch = KeyBatch::default();
+            sorted.for_each(|k| {
+                batch.push(k);
+                if batch.len() >= WRITE_CHUNK {
+                    let next = spent.try_recv().unwrap_or_default();
+                    // A writer that stopped has its own error to report.
+                    to_write
+                        .send(std::mem::replace(&mut batch, next))
+                        .map_err(|_| DbError::UnwillingToPerform("index writing stopped".into()))?;
+                }
+                Ok(())
+            })?;
+            let _ = to_write.send(batch);
+            Ok(())
+        });
+        let written = (move || -> DbResult<(DbWrite<'d, B>, u64)> {
+            let (mut cur, mut commits, mut in_txn) = (w, 0u64, 0usize);
+            for mut batch in full {
+                in_txn += batch.len();
+                batch.write(cur.kv(), T_INDEX, true)?;
+                let _ = to_refill.send(batch);
+                if in_txn >= KEYS_PER_TXN {
+                    in_txn = 0;
+                    cur.commit()?;
+                    commits += 1;
+                    cur = db.write()?;
+                }
+            }
+            Ok((cur, commits))
+        })();
+        let read = reader
+            .join()
+            .map_err(|_| DbError::UnwillingToPerform("the index key reader failed".into()))?;
+        let done = written?;
+        read.map(|()| done)
+    })
 }

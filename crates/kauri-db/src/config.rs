@@ -1,7 +1,7 @@
 //! What the caller tells the database about its data: the syntax of each attribute, which
 //! attributes are indexed and how, the USN attributes, and a few limits.
 
-use std::collections::HashMap;
+use crate::quick_hash::QuickMap;
 
 use crate::syntax::Syntax;
 
@@ -51,14 +51,14 @@ impl std::ops::BitOr for IndexFlags {
 /// Attribute name → syntax, case-insensitively, with a default for names not listed.
 #[derive(Debug, Clone)]
 pub struct SchemaMap {
-    syntaxes: HashMap<String, Syntax>,
+    syntaxes: QuickMap<String, Syntax>,
     default: Syntax,
 }
 
 impl Default for SchemaMap {
     fn default() -> Self {
         SchemaMap {
-            syntaxes: HashMap::new(),
+            syntaxes: QuickMap::default(),
             default: Syntax::DirectoryString,
         }
     }
@@ -68,7 +68,7 @@ impl SchemaMap {
     /// A map whose unlisted attributes get `default`.
     pub fn with_default(default: Syntax) -> SchemaMap {
         SchemaMap {
-            syntaxes: HashMap::new(),
+            syntaxes: QuickMap::default(),
             default,
         }
     }
@@ -86,7 +86,7 @@ impl SchemaMap {
 
     /// The syntax of an attribute.
     pub fn syntax_of(&self, attr: &str) -> Syntax {
-        self.syntax_of_lower(&attr.to_ascii_lowercase())
+        crate::ascii::with_lower(attr, |l| self.syntax_of_lower(l))
     }
 
     /// A stable fingerprint of every declared syntax and the default. Stored normalized
@@ -109,7 +109,7 @@ pub struct DbConfig {
     /// Attribute syntaxes.
     pub schema: SchemaMap,
     /// Indexes by lowercased attribute name.
-    pub indexes: HashMap<String, IndexFlags>,
+    pub indexes: QuickMap<String, IndexFlags>,
     /// Names of the attributes that carry the creating and the last changing USN, or `None`
     /// to not write them into records.
     pub usn_attributes: Option<(String, String)>,
@@ -123,7 +123,7 @@ pub struct DbConfig {
     pub sort_budget: usize,
     /// Linked attributes by lowercased name (both directions of each pair); their values
     /// live in the `links` table, not in records.
-    pub links: HashMap<String, LinkRole>,
+    pub links: QuickMap<String, LinkRole>,
     /// Lowercased names under which an entry's own DN can be asserted in filters (AD's
     /// `distinguishedName`): computed from the hierarchy, never stored, so renames keep
     /// them right for free.
@@ -175,7 +175,7 @@ impl Default for DbConfig {
         let mut schema = SchemaMap::default();
         schema.set("uSNCreated", Syntax::Integer);
         schema.set("uSNChanged", Syntax::Integer);
-        let mut indexes = HashMap::new();
+        let mut indexes = QuickMap::default();
         indexes.insert(
             "objectclass".to_string(),
             IndexFlags::EQUALITY | IndexFlags::PRESENCE,
@@ -191,7 +191,7 @@ impl Default for DbConfig {
             max_index_key_len: kauri_kv::MAX_KEY_LEN,
             unindexed_warn_limit: 100,
             sort_budget: 256 << 20,
-            links: HashMap::new(),
+            links: QuickMap::default(),
             dn_attributes: Vec::new(),
             max_entry_values: MAX_ENTRY_VALUES,
             max_link_changes: MAX_LINK_CHANGES,
@@ -251,6 +251,11 @@ impl DbConfig {
     /// The link role of an attribute (by lowercased name).
     pub fn link_of_lower(&self, lower: &str) -> Option<&LinkRole> {
         self.links.get(lower)
+    }
+
+    /// The link role of an attribute, by its name in any case.
+    pub fn link_of(&self, name: &str) -> Option<&LinkRole> {
+        crate::ascii::with_lower(name, |l| self.links.get(l))
     }
 
     /// Index flags of an attribute (by lowercased name).

@@ -34,6 +34,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod ascii;
 pub mod bulk;
 pub mod check;
 pub mod config;

@@ -1,8 +1,9 @@
 //! A fast, non-cryptographic hash for maps over keys and values the database or a bulk
-//! load meets by the million (index key prefixes, names, normalized values). Not for keys
-//! a client chooses to collide: use the standard hasher there.
+//! load meets by the million (index key prefixes, names, normalized values), and for the
+//! schema's own names looked up for every attribute of every entry. Not for maps a client
+//! fills with keys it chooses to collide: use the standard hasher there.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 const MULTIPLIER: u64 = 0x517c_c1b7_2722_0a95;
@@ -39,6 +40,9 @@ impl Hasher for QuickHash {
 
 /// A map hashed with [`QuickHash`].
 pub type QuickMap<K, V> = HashMap<K, V, BuildHasherDefault<QuickHash>>;
+
+/// A set hashed with [`QuickHash`].
+pub type QuickSet<K> = HashSet<K, BuildHasherDefault<QuickHash>>;
 
 /// The [`QuickHash`] of one byte string.
 pub fn quick_hash(bytes: &[u8]) -> u64 {

@@ -491,10 +491,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
     pub fn linked_ids_by_name(&self, id: u64, attr: &str) -> DbResult<Option<Vec<u64>>> {
         match self.attr_id(attr) {
             Some(a) => self.linked_ids(id, a),
-            None => Ok(self
-                .cfg
-                .link_of_lower(&attr.to_ascii_lowercase())
-                .map(|_| Vec::new())),
+            None => Ok(self.cfg.link_of(attr).map(|_| Vec::new())),
         }
     }
 
@@ -676,7 +673,7 @@ impl<'d, B: Backend> DbRead<'d, B> {
                 split_link_key(&k).ok_or_else(|| DbError::corrupt("malformed link key"))?;
             let reference = self.attr_name(attr).is_some_and(|n| {
                 matches!(
-                    self.cfg.link_of_lower(&n.to_ascii_lowercase()),
+                    self.cfg.link_of(&n),
                     Some(LinkRole::Forward {
                         reference: true,
                         ..

@@ -16,6 +16,15 @@ use crate::keys::{index_key_attr, KIND_VALUE, TERM_CUT};
 use crate::quick_hash::quick_hash as hash;
 
 const EMPTY: u32 = u32::MAX;
+/// A free slot of the hash table.
+const FREE: u64 = u64::MAX;
+
+/// A slot of the hash table: the prefix's number, and the high half of its hash, so that a
+/// probe compares prefix bytes (in the arena, mostly not in cache) only when the hashes
+/// agree.
+fn slot(hash: u64, prefix: usize) -> u64 {
+    (hash & 0xffff_ffff_0000_0000) | prefix as u64
+}
 /// Keys handed to the key-value layer per batch.
 pub(crate) const WRITE_CHUNK: usize = 65_536;
 
@@ -38,7 +47,7 @@ struct Prefix {
 pub struct KeySorter {
     arena: Vec<u8>,
     prefixes: Vec<Prefix>,
-    slots: Vec<u32>,
+    slots: Vec<u64>,
     ids: Vec<u64>,
     next: Vec<u32>,
     budget: usize,
@@ -58,7 +67,7 @@ impl KeySorter {
         KeySorter {
             arena: Vec::new(),
             prefixes: Vec::new(),
-            slots: vec![EMPTY; 1024],
+            slots: vec![FREE; 1024],
             ids: Vec::new(),
             next: Vec::new(),
             budget: budget.min(u32::MAX as usize / 2),
@@ -72,20 +81,24 @@ impl KeySorter {
     }
 
     fn grow_slots(&mut self) {
-        let cap = self.slots.len() * 2;
-        let mut slots = vec![EMPTY; cap];
+        self.rehash(self.slots.len() * 2);
+    }
+
+    /// Rebuilds the hash table with `cap` slots (a power of two above the prefix count).
+    fn rehash(&mut self, cap: usize) {
+        let mut slots = vec![FREE; cap];
         let mask = cap - 1;
         for (i, p) in self.prefixes.iter().enumerate() {
-            let mut at = hash(
+            let h = hash(
                 self.arena
                     .get(p.start as usize..(p.start + p.len) as usize)
                     .unwrap_or(&[]),
-            ) as usize
-                & mask;
-            while slots[at] != EMPTY {
+            );
+            let mut at = h as usize & mask;
+            while slots[at] != FREE {
                 at = (at + 1) & mask;
             }
-            slots[at] = i as u32;
+            slots[at] = slot(h, i);
         }
         self.slots = slots;
     }
@@ -103,15 +116,21 @@ impl KeySorter {
             self.grow_slots();
         }
         let mask = self.slots.len() - 1;
-        let mut at = hash(prefix) as usize & mask;
+        let h = hash(prefix);
+        let mut at = h as usize & mask;
         let found = loop {
-            let slot = self.slots[at];
-            if slot == EMPTY {
+            let s = self.slots[at];
+            if s == FREE {
                 break None;
             }
-            if let Some(p) = self.prefixes.get(slot as usize) {
-                if self.prefix_bytes(p) == prefix {
-                    break Some(slot as usize);
+            if s >> 32 == h >> 32 {
+                let i = (s & 0xffff_ffff) as usize;
+                if self
+                    .prefixes
+                    .get(i)
+                    .is_some_and(|p| self.prefix_bytes(p) == prefix)
+                {
+                    break Some(i);
                 }
             }
             at = (at + 1) & mask;
@@ -138,7 +157,7 @@ impl KeySorter {
             None => {
                 let start = self.arena.len() as u32;
                 self.arena.extend_from_slice(prefix);
-                self.slots[at] = self.prefixes.len() as u32;
+                self.slots[at] = slot(h, self.prefixes.len());
                 self.prefixes.push(Prefix {
                     start,
                     len: prefix.len() as u32,
@@ -166,7 +185,35 @@ impl KeySorter {
 
     /// Whether the memory budget is used up.
     pub fn is_full(&self) -> bool {
-        self.arena.len() + self.ids.len() * 12 + self.prefixes.len() * 48 >= self.budget
+        self.used() >= self.budget
+    }
+
+    /// Bytes counted against the budget.
+    fn used(&self) -> usize {
+        self.arena.len() + self.ids.len() * 12 + self.prefixes.len() * 48
+    }
+
+    /// Makes room for `factor` times what it holds, within the budget: a load that knows
+    /// how many entries are coming sizes the sorter once from the ones it has seen instead
+    /// of growing (and rehashing its table) step by step.
+    pub fn reserve_scaled(&mut self, factor: f64) {
+        let used = self.used();
+        if used == 0 {
+            return;
+        }
+        let factor = factor.min(self.budget as f64 / used as f64);
+        if factor.is_nan() || factor <= 1.0 {
+            return;
+        }
+        let more = |n: usize| (n as f64 * (factor - 1.0)) as usize;
+        self.arena.reserve(more(self.arena.len()));
+        self.ids.reserve(more(self.ids.len()));
+        self.next.reserve(more(self.next.len()));
+        self.prefixes.reserve(more(self.prefixes.len()));
+        let cap = (self.prefixes.capacity() * 2).next_power_of_two();
+        if cap > self.slots.len() {
+            self.rehash(cap);
+        }
     }
 
     /// Sorts the distinct prefixes and returns the keys in order.
@@ -419,10 +466,15 @@ mod tests {
         #[test]
         fn same_order_as_sorting_whole_keys(keys in prop::collection::vec(
             (0u32..3, prop::collection::vec(prop::sample::select(vec![0u8, 1, 2, 0xff, b'a']), 0..20), 0u64..50, any::<bool>()), 0..300),
-            max in prop::sample::select(vec![20usize, 511])) {
+            max in prop::sample::select(vec![20usize, 511]),
+            // A load sized part way through (`reserve_scaled`) orders the same.
+            (sized_at, factor) in (0usize..300, 0.0f64..8.0)) {
             let mut s = KeySorter::new(usize::MAX);
             let mut want: Vec<Vec<u8>> = Vec::new();
-            for (attr, value, id, presence) in &keys {
+            for (n, (attr, value, id, presence)) in keys.iter().enumerate() {
+                if n == sized_at {
+                    s.reserve_scaled(factor);
+                }
                 let k = if *presence {
                     crate::keys::presence_key(*attr, *id).to_vec()
                 } else {

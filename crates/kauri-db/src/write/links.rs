@@ -28,7 +28,7 @@ pub(crate) struct LinkAttr {
 impl<'d, B: Backend> DbWrite<'d, B> {
     /// The link role of an attribute description, if it is linked.
     pub(crate) fn link_role(&self, name: &str) -> Option<LinkRole> {
-        self.cfg.link_of_lower(&name.to_ascii_lowercase()).cloned()
+        self.cfg.link_of(name).cloned()
     }
 
     /// Registers (if needed) and returns the ids of a forward link attribute and its back

@@ -33,6 +33,7 @@ use crate::keys::{
     id_key, meta, presence_key, read_id_suffix, read_u64_be, tree_key, value_key, value_key_into,
     value_prefix, LINK_FORWARD, TERM_CUT,
 };
+use crate::quick_hash::QuickMap;
 use crate::read::{self, node_value};
 use crate::record::{self, OwnedRecord, OwnedValue, RecordView, Stamp};
 use crate::registry::{self, Registry};
@@ -73,8 +74,9 @@ pub struct DbWrite<'d, B: Backend> {
     /// Lowercased names given up by renamed attributes (see `rename_attribute`).
     removed_names: Vec<String>,
     flags_cache: Vec<Option<IndexFlags>>,
-    given_ids: HashMap<String, u32>,
-    given_syntax: HashMap<String, Syntax>,
+    // Attribute names as entries spell them: schema names, a bounded few per transaction.
+    given_ids: QuickMap<String, u32>,
+    given_syntax: QuickMap<String, Syntax>,
     dn_norms: HashMap<Vec<u8>, Option<Vec<u8>>>,
     usn_ids: Option<(u32, u32)>,
     next_attr: u32,
@@ -141,8 +143,8 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             added_by_name: HashMap::new(),
             removed_names: Vec::new(),
             flags_cache: Vec::new(),
-            given_ids: HashMap::new(),
-            given_syntax: HashMap::new(),
+            given_ids: QuickMap::default(),
+            given_syntax: QuickMap::default(),
             dn_norms: HashMap::new(),
             usn_ids: None,
             next_attr,
@@ -930,8 +932,10 @@ impl<'d, B: Backend> DbWrite<'d, B> {
             if self.is_usn_attr(&name) {
                 continue;
             }
-            check_attr_name(&name)?;
+            // The name is checked when it is first met (by `attr_id`), before anything
+            // else can be said of its values.
             if values.is_empty() {
+                check_attr_name(&name)?;
                 return Err(DbError::ConstraintViolation(format!(
                     "{name}: an attribute needs at least one value"
                 )));
@@ -951,8 +955,8 @@ impl<'d, B: Backend> DbWrite<'d, B> {
                 Some(LinkRole::Back { forward }) => return Err(back_link_refused(&name, &forward)),
                 None => {}
             }
-            let vals = self.normalize(&name, values)?;
             let id = self.attr_id(&name)?;
+            let vals = self.normalize(&name, values)?;
             let a = rec.attr_entry(id);
             if a.values.is_empty() {
                 a.values = vals;

@@ -2,6 +2,7 @@
 //! what the server assigns filled in, principals given their SID and account type, and
 //! the result checked against what its classes allow.
 
+use kauri_db::ascii::with_lower;
 use kauri_db::syntax::generalized_time;
 use kauri_db::{DbWrite, Dn, Entry, Modification, ModifyOp};
 use kauri_kv::Backend;
@@ -157,8 +158,7 @@ fn topology_flags(set: &ClassSet) -> Option<u32> {
     use super::delete::{
         FLAG_CONFIG_ALLOW_LIMITED_MOVE, FLAG_CONFIG_ALLOW_RENAME, FLAG_DISALLOW_MOVE_ON_DELETE,
     };
-    let class = set.structural.to_ascii_lowercase();
-    match class.as_str() {
+    with_lower(&set.structural, |c| match c {
         "server" => Some(
             FLAG_DISALLOW_MOVE_ON_DELETE
                 | FLAG_CONFIG_ALLOW_RENAME
@@ -167,7 +167,7 @@ fn topology_flags(set: &ClassSet) -> Option<u32> {
         "site" | "serverscontainer" | "ntdsdsa" => Some(FLAG_DISALLOW_MOVE_ON_DELETE),
         "sitelink" | "sitelinkbridge" | "ntdsconnection" => Some(FLAG_CONFIG_ALLOW_RENAME),
         _ => None,
-    }
+    })
 }
 
 /// The lDAPDisplayName AD derives from a schema object's cn when none is given:
@@ -207,9 +207,8 @@ enum Initial {
 /// would set anyway: the change stamps (replaced by the server's), `isDeleted` FALSE,
 /// and `pwdLastSet` 0 (must change) or -1 (now); any other `pwdLastSet` is refused.
 fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
-    let lower = name.to_ascii_lowercase();
     let text = |v: &Vec<u8>| String::from_utf8_lossy(v).trim().to_string();
-    match lower.as_str() {
+    with_lower(name, |lower| match lower {
         "usncreated" | "usnchanged" | "whencreated" | "whenchanged" => Ok(Initial::Ignored),
         "isdeleted" if values.iter().all(|v| text(v).eq_ignore_ascii_case("FALSE")) => {
             Ok(Initial::Ignored)
@@ -245,7 +244,7 @@ fn initial_value(name: &str, values: &[Vec<u8>]) -> DirResult<Initial> {
             "00002037: instanceType of a new object can only be 4 (writable)".into(),
         )),
         _ => Ok(Initial::Checked),
-    }
+    })
 }
 
 /// The `systemFlags` bits a client may set when it creates an object: config-NC rename,
@@ -258,8 +257,14 @@ const FLAG_ATTR_IS_CONSTRUCTED: i32 = 0x4;
 /// Refuses attributes the caller may not write. A constructed attribute does not exist to
 /// be stored: undefinedAttributeType on add, constraintViolation on modify, as in AD.
 pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> DirResult<()> {
-    let lower = def.ldap_name.to_ascii_lowercase();
-    if system || (on_add && ACCEPTED_ON_ADD.contains(&lower.as_str())) {
+    with_lower(&def.ldap_name, |lower| {
+        check_writable_as(def, lower, system, on_add)
+    })
+}
+
+/// [`check_writable`] with the attribute's lowercased name.
+fn check_writable_as(def: &AttributeDef, lower: &str, system: bool, on_add: bool) -> DirResult<()> {
+    if system || (on_add && ACCEPTED_ON_ADD.contains(&lower)) {
         return Ok(());
     }
     if def.system_flags & FLAG_ATTR_IS_CONSTRUCTED != 0 {
@@ -272,7 +277,7 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
     }
     // Password material is written through unicodePwd/userPassword only.
     let password_input = lower == "unicodepwd" || lower == "userpassword";
-    if super::access::is_secret(&lower) && !password_input {
+    if super::access::is_secret(lower) && !password_input {
         return Err(DirError::UnwillingToPerform(format!(
             "0000001F: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM): {} holds \
              password material and is written by password changes only",
@@ -288,7 +293,7 @@ pub(crate) fn check_writable(def: &AttributeDef, system: bool, on_add: bool) -> 
             "00002037: objectGUID is fixed when the object is created".into(),
         ));
     }
-    if SERVER_OWNED.contains(&lower.as_str()) || back_link {
+    if SERVER_OWNED.contains(&lower) || back_link {
         return Err(DirError::UnwillingToPerform(format!(
             "{} is maintained by the server and cannot be written",
             def.ldap_name
@@ -504,14 +509,14 @@ pub(crate) fn check_values(def: &AttributeDef, values: &[Vec<u8>]) -> DirResult<
 /// (namingViolation, as AD's ROOT_MUST_BE_NC), and a name whose parent lies above every
 /// held context gets AD's referral to where that name lives.
 fn check_held(domain: &super::DomainInfo, dn: &Dn) -> DirResult<()> {
-    let Some(parent) = dn.parent() else {
+    if dn.is_root() {
         return Err(DirError::NamingViolation(
             "0000206D: NameErr: DSID-0305109C, problem 2005 (NAMING_VIOLATION), data 0, best \
              match of:\n\t''\n"
                 .into(),
         ));
-    };
-    if domain.holds(&parent) {
+    }
+    if domain.holds_parent_of(dn) {
         return Ok(());
     }
     let host = super::info::dc_host(dn).unwrap_or_else(|| domain.dns_name.clone());
@@ -655,14 +660,12 @@ impl<B: Backend> Directory<B> {
                 .collect(),
         );
         // Naming: the class's naming attribute, and a parent it may live below.
-        let rdn_attr = rdn.avas().first().map(|a| a.attr.to_ascii_lowercase());
-        let rdn_def = rdn_attr
-            .as_deref()
-            .map(|a| attribute_def(schema, a))
+        let rdn_def = rdn
+            .avas()
+            .first()
+            .map(|a| attribute_def(schema, &a.attr))
             .transpose()?;
-        if rdn_def.map(|d| d.ldap_name.to_ascii_lowercase()) != Some(set.rdn_attr.clone())
-            && !system
-        {
+        if !rdn_def.is_some_and(|d| d.ldap_name.eq_ignore_ascii_case(&set.rdn_attr)) && !system {
             return Err(DirError::NamingViolation(format!(
                 "00002073: NameErr: DSID-03050F42, problem 2005 (NAMING_VIOLATION): \
                  objects of class {} are named by {}",
@@ -785,7 +788,7 @@ impl<B: Backend> Directory<B> {
         }
         for (name, values) in &attrs.list {
             let def = attribute_def(schema, name)?;
-            if !set.allowed.contains(&name.to_ascii_lowercase()) && !values.is_empty() {
+            if !values.is_empty() && !with_lower(name, |l| set.allowed.contains(l)) {
                 return Err(DirError::ObjectClassViolation(format!(
                     "0000207D: objectclass_attrs: attribute '{name}' is not allowed on an \
                      object of class {}",
@@ -795,12 +798,7 @@ impl<B: Backend> Directory<B> {
             check_values(def, values)?;
         }
         for (name, values) in &attrs.list {
-            if self
-                .db
-                .config()
-                .link_of_lower(&name.to_ascii_lowercase())
-                .is_some()
-            {
+            if self.db.config().link_of(name).is_some() {
                 check_link_targets(w, values, system)?;
             }
         }
@@ -1033,7 +1031,7 @@ impl<B: Backend> Directory<B> {
                     ("countryCode", "0"),
                     ("accountExpires", "9223372036854775807"),
                 ] {
-                    let known = set.allowed.contains(&a.to_ascii_lowercase())
+                    let known = with_lower(a, |l| set.allowed.contains(l))
                         && current.schema.attribute(a).is_some();
                     if attrs.get(a).is_none() && known {
                         attrs.set_text(a, v);

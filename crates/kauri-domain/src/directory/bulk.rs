@@ -369,7 +369,7 @@ impl<B: Backend> AddStore<B> for Overlay<'_, '_, B> {
                 Some(f) => *f,
                 None => {
                     let f = matches!(
-                        self.cfg.link_of_lower(&name.to_ascii_lowercase()),
+                        self.cfg.link_of(&name),
                         Some(kauri_db::config::LinkRole::Forward { .. })
                     );
                     self.batch.forward_links.insert(name.clone(), f);
@@ -488,7 +488,7 @@ impl<B: Backend> View for Overlay<'_, '_, B> {
     fn values(&self, id: u64, attr: &str) -> DirResult<Vec<Vec<u8>>> {
         let Some(k) = self.known(id) else {
             // Links of stored entries change as the load's links to them are stored.
-            if self.cfg.link_of_lower(&attr.to_ascii_lowercase()).is_some() {
+            if self.cfg.link_of(attr).is_some() {
                 return self.snap.values(id, attr);
             }
             let key = (id, attr.to_string());

@@ -4,9 +4,10 @@
 //! distinct set of classes and kept with the schema snapshot, so adding the 100,000th user
 //! costs a map lookup, not a walk of the schema.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use kauri_db::quick_hash::QuickSet;
 use parking_lot::Mutex;
 
 use crate::schema::{ClassCategory, ClassDef, Schema};
@@ -21,23 +22,23 @@ pub struct ClassSet {
     /// The most specific structural class.
     pub structural: String,
     /// Lowercased names of every mandatory attribute.
-    pub must: HashSet<String>,
+    pub must: QuickSet<String>,
     /// Lowercased names of every attribute allowed (mandatory or optional).
-    pub allowed: HashSet<String>,
+    pub allowed: QuickSet<String>,
     /// Lowercased names of the classes a parent must have one of.
-    pub poss_superiors: HashSet<String>,
+    pub poss_superiors: QuickSet<String>,
     /// Lowercased name of the attribute that names instances (`rDNAttID`).
     pub rdn_attr: String,
     /// `defaultObjectCategory` of the structural class (a DN in the schema NC).
     pub default_object_category: Option<String>,
     /// Lowercased names of every class in the set, superclasses included.
-    pub lineage: HashSet<String>,
+    pub lineage: QuickSet<String>,
 }
 
 impl ClassSet {
     /// Whether the set includes `class` (or a subclass of it).
     pub fn is(&self, class: &str) -> bool {
-        self.lineage.contains(&class.to_ascii_lowercase())
+        kauri_db::ascii::with_lower(class, |c| self.lineage.contains(c))
     }
 }
 
@@ -143,7 +144,7 @@ impl SchemaSnapshot {
         let chain = s.superclass_chain(&most.ldap_name);
         let mut object_classes: Vec<String> =
             chain.iter().rev().map(|c| c.ldap_name.clone()).collect();
-        let mut lineage: HashSet<String> = chain
+        let mut lineage: QuickSet<String> = chain
             .iter()
             .map(|c| c.ldap_name.to_ascii_lowercase())
             .collect();
@@ -177,8 +178,8 @@ impl SchemaSnapshot {
             let structural = object_classes.remove(pos);
             object_classes.push(structural);
         }
-        let mut must = HashSet::new();
-        let mut allowed = HashSet::new();
+        let mut must = QuickSet::default();
+        let mut allowed = QuickSet::default();
         for oc in &object_classes {
             for a in s.all_must(oc) {
                 must.insert(a.to_ascii_lowercase());
@@ -191,7 +192,7 @@ impl SchemaSnapshot {
                 lineage.insert(c.ldap_name.to_ascii_lowercase());
             }
         }
-        let mut poss_superiors = HashSet::new();
+        let mut poss_superiors = QuickSet::default();
         for c in &chain {
             for p in c.poss_superiors.iter().chain(&c.system_poss_superiors) {
                 poss_superiors.insert(p.to_ascii_lowercase());

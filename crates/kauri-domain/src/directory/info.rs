@@ -201,10 +201,21 @@ impl DomainInfo {
 
     /// Whether `dn` lies in one of the naming contexts this DC holds (a head included).
     pub fn holds(&self, dn: &Dn) -> bool {
+        self.naming_contexts()
+            .any(|nc| dn == nc || dn.is_descendant_of(nc))
+    }
+
+    /// The heads of the naming contexts this DC holds.
+    fn naming_contexts(&self) -> impl Iterator<Item = &Dn> {
         [&self.domain_dn, &self.config_dn, &self.schema_dn]
             .into_iter()
             .chain(&self.app_ncs)
-            .any(|nc| dn == nc || dn.is_descendant_of(nc))
+    }
+
+    /// Whether the parent of `dn` lies in a naming context this DC holds (`dn` is below
+    /// a head): where a new entry may be added.
+    pub fn holds_parent_of(&self, dn: &Dn) -> bool {
+        self.naming_contexts().any(|nc| dn.is_descendant_of(nc))
     }
 
     /// `CN=Deleted Objects` of the naming context holding `dn`.

@@ -22,6 +22,7 @@ pub mod syntax;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use kauri_db::quick_hash::QuickMap;
 use kauri_db::{DbConfig, IndexFlags, SchemaMap, Syntax};
 
 pub use syntax::AdSyntax;
@@ -270,11 +271,13 @@ pub enum SchemaError {
 pub struct Schema {
     attributes: Vec<AttributeDef>,
     classes: Vec<ClassDef>,
-    attr_by_name: HashMap<String, usize>,
-    attr_by_oid: HashMap<String, usize>,
+    // Keyed by the schema's own names and OIDs (which only schema administrators add), and
+    // looked up for every attribute of every entry: the quick hash.
+    attr_by_name: QuickMap<String, usize>,
+    attr_by_oid: QuickMap<String, usize>,
     attr_by_link: HashMap<i32, usize>,
-    class_by_name: HashMap<String, usize>,
-    class_by_oid: HashMap<String, usize>,
+    class_by_name: QuickMap<String, usize>,
+    class_by_oid: QuickMap<String, usize>,
 }
 
 /// Lowercase key for name maps.
@@ -282,25 +285,11 @@ fn key(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
-/// Looks a name up case-insensitively in a map keyed by [`key`], without allocating for
-/// the names schema lookups see (descriptors, at most 64 bytes): every attribute of every
-/// entry read or written goes through here.
-fn by_name(map: &HashMap<String, usize>, name: &str) -> Option<usize> {
-    if !name.bytes().any(|b| b.is_ascii_uppercase()) {
-        return map.get(name).copied();
-    }
-    let mut buf = [0u8; 64];
-    match buf.get_mut(..name.len()) {
-        Some(lower) => {
-            lower.copy_from_slice(name.as_bytes());
-            lower.make_ascii_lowercase();
-            match std::str::from_utf8(lower) {
-                Ok(k) => map.get(k).copied(),
-                Err(_) => map.get(&key(name)).copied(),
-            }
-        }
-        None => map.get(&key(name)).copied(),
-    }
+/// Looks a name up case-insensitively in a map keyed by [`key`], without allocating (see
+/// [`kauri_db::ascii::with_lower`]): every attribute of every entry read or written goes
+/// through here.
+fn by_name(map: &QuickMap<String, usize>, name: &str) -> Option<usize> {
+    kauri_db::ascii::with_lower(name, |k| map.get(k).copied())
 }
 
 /// The checks every schema object's names pass: an RFC 4512 descriptor as its

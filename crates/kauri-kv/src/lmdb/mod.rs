@@ -1329,7 +1329,7 @@ impl ReadTxn for LmdbWrite<'_> {
     }
 }
 
-/// Appends a batch through one cursor; keys out of order fall back to ordinary puts.
+/// Appends a batch through one cursor; keys out of order are put in their place.
 fn write_batch<'b>(
     txn: &mut RwTxn<'_>,
     db: Db,
@@ -1342,67 +1342,57 @@ fn write_batch<'b>(
         n,
         pair,
         &|_, _| Some(PutFlags::APPEND),
-        &mut |txn, j| {
-            let (k, v) = pair(j);
-            db.put(txn, k, v)
-        },
+        PutFlags::empty(),
     )
 }
 
 /// Writes items `0..n` in order through one cursor: `item(i)` is what LMDB stores for item
-/// `i`, and `flags(i, prev)` how it is appended after `prev`, the item this cursor wrote
-/// last (`None` when it cannot be appended). Such an item, and one LMDB refuses as out of
-/// order, goes through `fallback`; a new cursor goes on after it.
+/// `i`, and `flags(i, prev)` how it is appended after `prev`, the item written last when
+/// it is the table's last (`None` when it cannot be appended). An item before the table's
+/// last, or one LMDB refuses to append, is put in its place through the same cursor with
+/// `place` (a set passes `NO_DUP_DATA`: an item already there is left as it is). The
+/// cursor stays where it wrote, so LMDB finds the next place in the same page without
+/// searching from the root when it can.
 pub(crate) fn append_items<'b>(
     txn: &mut RwTxn<'_>,
     db: Database<'_, Bytes, Bytes>,
     n: usize,
     item: &dyn Fn(usize) -> (&'b [u8], &'b [u8]),
     flags: &dyn Fn(usize, Option<usize>) -> Option<PutFlags>,
-    fallback: &mut dyn FnMut(&mut RwTxn<'_>, usize) -> heed::Result<()>,
+    place: PutFlags,
 ) -> heed::Result<()> {
     // Appending only works past the table's last item; items before it (sorted input
-    // meets them first) go straight to `fallback` instead of failing an append each.
+    // meets them first) are placed instead of failing an append each.
     let last = db.last(txn)?.map(|(k, v)| (k.to_vec(), v.to_vec()));
     let beyond_last = |i: usize| {
         last.as_ref()
             .is_none_or(|(lk, lv)| item(i) > (lk.as_slice(), lv.as_slice()))
     };
-    let mut i = 0;
-    while i < n && !beyond_last(i) {
-        fallback(txn, i)?;
-        i += 1;
-    }
-    while i < n {
-        let mut out_of_order = None;
-        {
-            let mut cursor = db.iter_mut(txn)?;
-            let mut prev = None;
-            while i < n {
-                let Some(f) = flags(i, prev) else {
-                    out_of_order = Some(i);
-                    break;
-                };
-                let (k, v) = item(i);
-                // SAFETY: no reference obtained through this cursor or transaction is held
-                // while it writes; `k` and `v` belong to the caller.
-                match unsafe { cursor.put_current_with_options::<Bytes>(f, k, v) } {
-                    Ok(()) => {
-                        prev = Some(i);
-                        i += 1;
-                    }
-                    Err(heed::Error::Mdb(MdbError::KeyExist)) => {
-                        out_of_order = Some(i);
-                        break;
-                    }
-                    Err(e) => return Err(e),
-                }
+    let mut cursor = db.iter_mut(txn)?;
+    let mut prev = None;
+    let mut appending = false;
+    for i in 0..n {
+        appending = appending || beyond_last(i);
+        let (k, v) = item(i);
+        let appended = match appending.then(|| flags(i, prev)).flatten() {
+            // SAFETY: no reference obtained through this cursor or transaction is held
+            // while it writes; `k` and `v` belong to the caller.
+            Some(f) => match unsafe { cursor.put_current_with_options::<Bytes>(f, k, v) } {
+                Ok(()) => true,
+                Err(heed::Error::Mdb(MdbError::KeyExist)) => false,
+                Err(e) => return Err(e),
+            },
+            None => false,
+        };
+        if !appended {
+            // SAFETY: as above.
+            match unsafe { cursor.put_current_with_options::<Bytes>(place, k, v) } {
+                Ok(()) | Err(heed::Error::Mdb(MdbError::KeyExist)) => {}
+                Err(e) => return Err(e),
             }
         }
-        if let Some(j) = out_of_order {
-            fallback(txn, j)?;
-            i = j + 1;
-        }
+        // Past the table's last item, the item just written is the new last.
+        prev = appending.then_some(i);
     }
     Ok(())
 }

@@ -252,9 +252,9 @@ pub(crate) fn remove(
     db.delete_one_duplicate(txn, head, tail)
 }
 
-/// Writes ascending keys that follow every key of the table through one cursor: a new head
-/// is appended (`MDB_APPEND`), and the following suffixes of that head too
-/// (`MDB_APPENDDUP`); a key out of order falls back to [`insert`].
+/// Writes ascending keys through one cursor: past the table's last key a new head is
+/// appended (`MDB_APPEND`), and the following suffixes of that head too (`MDB_APPENDDUP`);
+/// a key before it is put in its place (`MDB_NODUPDATA`: one already there stays).
 pub(crate) fn write_batch<'b>(
     txn: &mut RwTxn<'_>,
     db: Db<'_>,
@@ -276,6 +276,6 @@ pub(crate) fn write_batch<'b>(
                 _ => Some(PutFlags::APPEND),
             }
         },
-        &mut |txn, j| insert(txn, db, pair(j).0, suffix).map(drop),
+        PutFlags::NO_DUP_DATA,
     )
 }

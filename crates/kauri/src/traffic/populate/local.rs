@@ -416,8 +416,10 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
     let bar = progress(total, args.json);
     bar.set_message("loading");
     let mut done = Loaded::default();
+    let mut already = 0;
     for kind in [Kind::Ou, Kind::User, Kind::Computer, Kind::Group, Kind::Dns] {
         let n = present.count(kind);
+        already += n;
         for _ in 0..n {
             Loaded::count(&mut done.present, kind);
         }
@@ -430,6 +432,7 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
         prepare_passwords(&bulk.directory(), &plan, &present, &args.account_password)?;
     step("passwords", &mut since);
     let mut loader = dir.db().bulk_loader(CHUNK)?;
+    loader.expect(total.saturating_sub(already));
     let mut done = load(
         &mut bulk,
         &mut loader,
@@ -442,7 +445,12 @@ pub fn run(args: &PopulateArgs, data: &Path) -> Result<Summary> {
     )?;
     step("load", &mut since);
     bar.set_message("indexing");
-    let stats = loader.finish().context("writing the index keys")?;
+    // The load's view of the directory is freed beside the index writing, not after it.
+    let stats = std::thread::scope(|s| {
+        s.spawn(move || drop(bulk));
+        loader.finish()
+    })
+    .context("writing the index keys")?;
     step("index", &mut since);
     bar.finish_and_clear();
 
