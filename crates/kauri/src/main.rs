@@ -15,14 +15,17 @@ mod bench_ldap;
 mod dbcmd;
 mod kerberos;
 mod ldifcmd;
+mod manual;
 mod populate;
 mod serve;
+mod service;
 mod traffic;
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use kauri::{domain, ldif, ldif_read, profile};
 
 /// Entries are many small vectors made and freed by the million; mimalloc's per-thread
@@ -30,9 +33,22 @@ use kauri::{domain, ldif, ldif_read, profile};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `kauri --version`: the release, and the storage format this build writes (it upgrades
+/// older databases to it and refuses newer ones).
+fn version() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{} (storage format {})",
+            env!("CARGO_PKG_VERSION"),
+            kauri_db::db::STORE_FORMAT
+        )
+    })
+}
+
 /// Kauri: an Active Directory-compatible domain controller.
 #[derive(Debug, Parser)]
-#[command(name = "kauri", version, about)]
+#[command(name = "kauri", version = version(), about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -171,6 +187,19 @@ enum Command {
         json: bool,
         #[command(subcommand)]
         what: admin::contact::ContactCommand,
+    },
+    /// Shell completions (bash, zsh, fish, elvish, powershell), on standard output.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Manual pages for `kauri` and each of its subcommands, written into a folder.
+    Man {
+        /// The folder for `kauri.1`, `kauri-serve.1`, …
+        dir: PathBuf,
+        /// Print the files written as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -843,6 +872,21 @@ fn run() -> Result<()> {
             DbCommand::Compact { data, json } => dbcmd::compact(&data, json)?,
         },
         Command::Dbcheck { data, fix, json } => check_or_exit(&data, fix, json)?,
+        Command::Completions { shell } => {
+            manual::completions(Cli::command(), shell, &mut std::io::stdout())?;
+        }
+        Command::Man { dir, json } => {
+            let pages = manual::write_pages(Cli::command(), &dir)?;
+            if json {
+                println!("{}", serde_json::json!({ "pages": pages }));
+            } else {
+                println!(
+                    "kauri: wrote {} manual pages into {}",
+                    pages.len(),
+                    dir.display()
+                );
+            }
+        }
         Command::Reindex { data, json } => dbcmd::reindex(&data, json)?,
         Command::Domain { what } => match what {
             DomainCommand::Provision(opts) => domain::provision(&opts)?,

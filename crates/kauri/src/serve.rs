@@ -190,6 +190,10 @@ pub fn serve(o: &Overrides) -> Result<()> {
         }
         ensure_dns_at_start(&dir, &cfg)?;
     }
+    let serving = match dir.domain() {
+        Some(d) => format!("serving {}", d.dns_name.to_ascii_uppercase()),
+        None => "serving".to_string(),
+    };
     let rt = runtime()?;
     let writer_done = rt.block_on(async move {
         let server = Server::bind(cfg, dir, source).await?;
@@ -218,10 +222,19 @@ pub fn serve(o: &Overrides) -> Result<()> {
         for a in kauri_dns::start(server.ctx()).await? {
             eprintln!("kauri: serving DNS at {a} (TCP and UDP)");
         }
+        // The database is open and every listener bound: a service manager may call the
+        // server started (accepting begins below; connections wait in the backlog).
+        crate::service::tell(&format!(
+            "READY=1\nSTATUS={serving} at ldap://{}",
+            server.local_addr()?
+        ));
         // SIGTERM (a service manager) or Ctrl-C: stop accepting and leave.
         tokio::select! {
             _ = server.run() => {}
-            _ = stop_signal() => eprintln!("kauri: stopping"),
+            _ = stop_signal() => {
+                crate::service::tell("STOPPING=1\nSTATUS=finishing the writes in flight");
+                eprintln!("kauri: stopping");
+            }
         }
         Ok::<_, anyhow::Error>(writer_done)
     })?;

@@ -175,7 +175,13 @@ pub fn serve(data: &Path) -> Served {
 
 /// [`serve`] with more arguments (a `--config` file).
 pub fn serve_with(data: &Path, extra: &[&str]) -> Served {
+    serve_with_env(data, extra, &[])
+}
+
+/// [`serve_with`] with more environment variables (a service manager's).
+pub fn serve_with_env(data: &Path, extra: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kauri"))
+        .envs(env.iter().copied())
         .arg("serve")
         .arg("--data")
         .arg(data)
