@@ -84,7 +84,9 @@ pub(crate) fn encode(out: &mut Vec<u8>, event: &AuditEvent, line: &[u8]) {
     }
 }
 
-fn field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
+/// Appends one field of a journal entry (`NAME=value`, or the length-prefixed form when
+/// the value holds a newline). `name` must be upper-case letters, digits and `_`.
+pub fn field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
     out.extend_from_slice(name.as_bytes());
     if value.contains(&b'\n') {
         out.push(b'\n');
@@ -98,8 +100,7 @@ fn field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
 }
 
 /// Reads an entry back into (name, value) pairs: for tests, and to check the encoding.
-#[cfg(test)]
-pub(crate) fn decode(mut b: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+pub fn decode(mut b: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
     let mut fields = Vec::new();
     while !b.is_empty() {
         let nl = b.iter().position(|&c| c == b'\n')?;

@@ -32,7 +32,7 @@
 pub mod config;
 pub mod event;
 pub mod events;
-mod journal;
+pub mod journal;
 pub mod reader;
 pub mod time;
 pub mod writer;

@@ -25,7 +25,7 @@ pub use server::Dns;
 /// privileges) is skipped with a warning when it cannot be bound; an address set in the
 /// configuration is an error. Returns the addresses listened on.
 pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Vec<SocketAddr>> {
-    let cfg = &ctx.cfg.dns;
+    let cfg = &ctx.cfg().dns;
     let Some(domain) = ctx.dir.domain() else {
         return Ok(Vec::new());
     };
@@ -69,7 +69,7 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Vec<SocketAddr>> {
         transfers,
         keys: tsig::GssKeys::default(),
     });
-    tokio::spawn(listeners.run(dns, ctx.cfg.max_connections, cfg.rate_limit));
+    tokio::spawn(listeners.run(dns, ctx.cfg().max_connections, cfg.rate_limit));
     tokio::spawn(scavenge::run_periodically(ctx.clone()));
     Ok(addrs)
 }

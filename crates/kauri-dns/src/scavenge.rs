@@ -15,7 +15,7 @@ pub async fn scavenge_now(
     now_unix: u64,
     dry_run: bool,
 ) -> Result<ScavengeReport, String> {
-    let days = ctx.cfg.dns.tombstone_interval_days;
+    let days = ctx.cfg().dns.tombstone_interval_days;
     let report = Arc::new(Mutex::new(ScavengeReport::default()));
     let out = report.clone();
     let work = Work(Box::new(move |dir, w| {
@@ -33,7 +33,7 @@ pub async fn scavenge_now(
 /// Scavenges every interval until the server stops (the first pass one interval after
 /// the start, as AD's scavenging period).
 pub async fn run_periodically(ctx: Arc<Ctx>) {
-    let hours = ctx.cfg.dns.scavenging_interval_hours;
+    let hours = ctx.cfg().dns.scavenging_interval_hours;
     if hours == 0 {
         return;
     }

@@ -139,8 +139,6 @@ impl Lookaside {
 pub struct Kdc {
     /// The LDAP server's shared state: the directory and its writer.
     pub ctx: Arc<Ctx>,
-    /// Lifetimes and skew.
-    pub settings: KdcSettings,
     /// Authenticators seen.
     pub replay: ReplayCache,
     /// Recent answers by request.
@@ -151,7 +149,7 @@ pub struct Kdc {
 
 impl Kdc {
     /// A KDC over the LDAP server's directory and writer.
-    pub fn new(ctx: Arc<Ctx>, settings: KdcSettings) -> Kdc {
+    pub fn new(ctx: Arc<Ctx>) -> Kdc {
         let logon_server = ctx
             .dir
             .domain()
@@ -165,11 +163,15 @@ impl Kdc {
             .unwrap_or_else(|| "KAURI".into());
         Kdc {
             ctx,
-            settings,
             replay: ReplayCache::default(),
             lookaside: Lookaside::default(),
             logon_server,
         }
+    }
+
+    /// Lifetimes and skew as the settings in force say (a reload changes them).
+    pub fn settings(&self) -> KdcSettings {
+        KdcSettings::from_config(&self.ctx.cfg())
     }
 
     /// Our realm, upper case.

@@ -138,7 +138,7 @@ impl Kpasswd {
             })
             .ok_or_else(|| auth_err("the ticket's PAC names no client"))?;
         let (now, _) = now_usec();
-        let skew = kdc.settings.skew_secs;
+        let skew = kdc.settings().skew_secs;
         if part.endtime.0 < now {
             return Err((
                 Refusal::new(error_code::KRB_AP_ERR_TKT_EXPIRED, "ticket expired"),

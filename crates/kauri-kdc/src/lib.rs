@@ -38,11 +38,11 @@ pub struct Started {
 /// address set in the configuration is an error.
 pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
     let mut started = Started::default();
-    if ctx.dir.domain().is_none() || ctx.cfg.listen_kdc.is_empty() {
+    if ctx.dir.domain().is_none() || ctx.cfg().listen_kdc.is_empty() {
         return Ok(started);
     }
     let Some(l) = bind(
-        &ctx.cfg.listen_kdc,
+        &ctx.cfg().listen_kdc,
         kauri_ldap::config::DEFAULT_KDC,
         "Kerberos",
     )
@@ -51,13 +51,13 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
         return Ok(started);
     };
     started.kdc = l.local_addrs();
-    let kdc = Arc::new(Kdc::new(ctx.clone(), KdcSettings::from_config(&ctx.cfg)));
-    tokio::spawn(l.run(kdc.clone(), ctx.cfg.max_connections));
-    if ctx.cfg.listen_kpasswd.is_empty() {
+    let kdc = Arc::new(Kdc::new(ctx.clone()));
+    tokio::spawn(l.run(kdc.clone(), ctx.cfg().max_connections));
+    if ctx.cfg().listen_kpasswd.is_empty() {
         return Ok(started);
     }
     let Some(pl) = bind(
-        &ctx.cfg.listen_kpasswd,
+        &ctx.cfg().listen_kpasswd,
         kauri_ldap::config::DEFAULT_KPASSWD,
         "Kerberos password changes",
     )
@@ -72,7 +72,7 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
             local,
             lookaside: kdc::Lookaside::default(),
         });
-        tokio::spawn(pl.run(service, ctx.cfg.max_connections));
+        tokio::spawn(pl.run(service, ctx.cfg().max_connections));
     }
     Ok(started)
 }

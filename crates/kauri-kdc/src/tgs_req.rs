@@ -71,7 +71,7 @@ impl Kdc {
         krbtgt: &KdcAccount,
         now: i64,
     ) -> Result<CheckedTgt, Refusal> {
-        let skew = self.settings.skew_secs;
+        let skew = self.settings().skew_secs;
         let pa = req
             .padata
             .as_deref()
@@ -343,9 +343,9 @@ impl Kdc {
             ((now + life.max(0)).min(limit), Some(KerberosTime(limit)))
         } else {
             let life = if to_krbtgt {
-                self.settings.max_ticket_secs
+                self.settings().max_ticket_secs
             } else {
-                self.settings.max_service_secs
+                self.settings().max_service_secs
             };
             let wanted = if body.till.0 <= 0 {
                 i64::MAX

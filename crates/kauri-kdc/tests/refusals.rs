@@ -20,7 +20,7 @@ use kauri_domain::password::SecretKey;
 use kauri_domain::provision::ProvisionParams;
 use kauri_domain::schema::Schema;
 use kauri_domain::sid::Sid;
-use kauri_kdc::{Kdc, KdcSettings};
+use kauri_kdc::Kdc;
 use kauri_kv::lmdb::LmdbOptions;
 use kauri_ldap::ctx::Ctx;
 use kauri_ldap::server::Server;
@@ -77,7 +77,7 @@ fn world() -> &'static World {
             .block_on(Server::bind(cfg, Arc::new(dir), source))
             .unwrap();
         let ctx = server.ctx();
-        let kdc = Arc::new(Kdc::new(ctx.clone(), KdcSettings::from_config(&ctx.cfg)));
+        let kdc = Arc::new(Kdc::new(ctx.clone()));
         World {
             rt,
             kdc,

@@ -42,7 +42,7 @@ pub(crate) fn run(
     let send = |op: ProtocolOp| out.blocking_send(encode(id, op)).map_err(|_| Stop::Gone);
     let result = (|| -> Result<(), Stop> {
         let failed = |what: &str, e: &dyn std::fmt::Display| Stop::Failed(format!("{what}: {e}"));
-        let mut spool = tempfile::tempfile_in(&ctx.cfg.data)
+        let mut spool = tempfile::tempfile_in(&ctx.cfg().data)
             .or_else(|_| tempfile::tempfile())
             .map_err(|e| failed("no spool file for the dump", &e))?;
         {

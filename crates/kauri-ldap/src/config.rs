@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Everything the server can be told. Unknown keys in the file are an error, so a typo
 /// never silently falls back to a default.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServerConfig {
     /// Where the database and the generated TLS pair live.
@@ -116,6 +116,10 @@ pub struct ServerConfig {
     /// Largest difference between a client's clock and the DC's, in minutes (AD's
     /// MaxClockSkew).
     pub kerberos_max_clock_skew_minutes: u32,
+    /// What the server logs (`tracing` filter directives, as in `RUST_LOG`, which
+    /// overrides it when set): `warn`, `info`, or `debug` for every request with its
+    /// operation, outcome and time.
+    pub log: String,
     /// The DNS server (`[dns]` in the file).
     pub dns: DnsConfig,
     /// The audit log (`[audit]` in the file): JSON lines in the data folder's `audit/`.
@@ -123,7 +127,7 @@ pub struct ServerConfig {
 }
 
 /// The DNS server's settings.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct DnsConfig {
     /// Address of the DNS server, UDP and TCP (port 53 in AD); empty for none. A default
@@ -214,10 +218,48 @@ impl Default for ServerConfig {
             kerberos_max_renew_days: 7,
             kerberos_max_service_minutes: 600,
             kerberos_max_clock_skew_minutes: 5,
+            log: "info".into(),
             dns: DnsConfig::default(),
             audit: kauri_audit::AuditConfig::default(),
         }
     }
+}
+
+/// Settings a running server keeps until it restarts: its listeners, its data folder and
+/// what was built from them when it started (the connection tables, the writer, the DNS
+/// server, the audit log). A reload leaves them as they were and says so.
+pub const RESTART_ONLY: &[&str] = &[
+    "data",
+    "listen",
+    "listen_tls",
+    "cldap",
+    "listen_cldap",
+    "listen_gc",
+    "listen_gc_tls",
+    "listen_ldapi",
+    "admin_dn",
+    "dns_host_name",
+    "max_connections",
+    "reserved_for_authenticated",
+    "max_connections_per_address",
+    "max_unauthenticated_per_address",
+    "max_commit_batch",
+    "metrics_listen",
+    "listen_kdc",
+    "listen_kpasswd",
+    "dns",
+    "audit",
+];
+
+/// The outcome of reading the settings again while serving.
+#[derive(Debug, Clone)]
+pub struct Reread {
+    /// The new settings, with the [`RESTART_ONLY`] ones as they were.
+    pub config: ServerConfig,
+    /// Settings that changed and take effect now (`dns.forwarders` style names).
+    pub applied: Vec<String>,
+    /// Settings that changed but wait for a restart.
+    pub need_restart: Vec<String>,
 }
 
 /// A configuration file that cannot be used.
@@ -259,6 +301,40 @@ impl ServerConfig {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
+    /// Takes `new` (the file read again, with the command line on top) in place of these
+    /// settings while serving: the [`RESTART_ONLY`] settings keep their values, and what
+    /// changed is listed.
+    pub fn reread(&self, new: ServerConfig) -> Result<Reread, String> {
+        let table = |c: &ServerConfig| match toml::Value::try_from(c) {
+            Ok(toml::Value::Table(t)) => Ok(t),
+            Ok(_) => Err("the settings are not a table".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let old = table(self)?;
+        let mut fresh = table(&new)?;
+        let mut need_restart = Vec::new();
+        for key in RESTART_ONLY {
+            let was = old.get(*key);
+            if was != fresh.get(*key) {
+                need_restart.push((*key).to_string());
+                match was {
+                    Some(v) => fresh.insert((*key).to_string(), v.clone()),
+                    None => fresh.remove(*key),
+                };
+            }
+        }
+        let mut applied = Vec::new();
+        changed_keys("", &old, &fresh, &mut applied);
+        let config = toml::Value::Table(fresh)
+            .try_into()
+            .map_err(|e: toml::de::Error| e.to_string())?;
+        Ok(Reread {
+            config,
+            applied,
+            need_restart,
+        })
+    }
+
     /// The connection limits of the LDAP network ports.
     pub fn connection_limits(&self) -> kauri_net::Limits {
         kauri_net::Limits {
@@ -281,6 +357,23 @@ impl ServerConfig {
     }
 }
 
+/// Appends to `out` the names (dotted below the top) of the keys whose values differ.
+fn changed_keys(prefix: &str, a: &toml::Table, b: &toml::Table, out: &mut Vec<String>) {
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let name = format!("{prefix}{k}");
+        match (a.get(k), b.get(k)) {
+            (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => {
+                changed_keys(&format!("{name}."), x, y, out)
+            }
+            (x, y) if x != y => out.push(name),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +385,38 @@ mod tests {
         assert_eq!(c.size_limit, 5);
         assert_eq!(c.max_pdu, ServerConfig::default().max_pdu);
         assert!(ServerConfig::parse("lisen = \"x\"").is_err());
+    }
+
+    #[test]
+    fn reread_keeps_what_needs_a_restart() {
+        let old = ServerConfig::default();
+        let new = ServerConfig::parse(
+            "listen = \"127.0.0.1:1389\"\nsize_limit = 7\nlog = \"debug\"\n[dns]\nforwarders = [\"192.0.2.1\"]\n",
+        )
+        .unwrap();
+        let r = old.reread(new).unwrap();
+        assert_eq!(r.config.size_limit, 7);
+        assert_eq!(r.config.log, "debug");
+        assert_eq!(r.config.listen, old.listen);
+        assert!(r.config.dns.forwarders.is_empty());
+        assert_eq!(r.applied, vec!["log".to_string(), "size_limit".to_string()]);
+        assert_eq!(
+            r.need_restart,
+            vec!["listen".to_string(), "dns".to_string()]
+        );
+        // Nothing changed, nothing listed.
+        let same = old.reread(old.clone()).unwrap();
+        assert!(same.applied.is_empty() && same.need_restart.is_empty());
+        assert_eq!(same.config, old);
+    }
+
+    #[test]
+    fn restart_only_names_are_settings() {
+        let toml::Value::Table(t) = toml::Value::try_from(ServerConfig::default()).unwrap() else {
+            panic!("not a table");
+        };
+        for k in RESTART_ONLY {
+            assert!(t.contains_key(*k), "{k} is not a setting");
+        }
     }
 }

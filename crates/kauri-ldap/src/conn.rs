@@ -168,6 +168,8 @@ struct Conn {
     ctx: Arc<Ctx>,
     identity: Identity,
     encrypted: bool,
+    /// The channel binding of the certificate this connection's TLS handshake used.
+    channel_binding: Option<[u8; 16]>,
     out: mpsc::Sender<Vec<u8>>,
     paged: Arc<Mutex<CursorStore>>,
     running: Arc<Mutex<HashMap<MessageId, CancellationToken>>>,
@@ -237,6 +239,8 @@ pub struct Accepted {
     pub slot: Slot,
     /// When it was accepted (the first request is due `init_timeout_secs` after).
     pub at: Instant,
+    /// The channel binding of the certificate the TLS handshake used (LDAPS).
+    pub channel_binding: Option<[u8; 16]>,
 }
 
 /// Serves one connection until the client unbinds or disconnects, or a connection rule
@@ -320,10 +324,10 @@ async fn notify(framed: &mut Framed<Stream, ServerCodec>, code: ResultCode, text
 
 /// The stream and codec of a new (or newly encrypted) connection.
 fn layers(io: Box<dyn Io>, ctx: &Ctx, clock: &Arc<RequestClock>) -> (Stream, ServerCodec) {
-    let limit = Duration::from_secs(ctx.cfg.request_timeout_secs);
+    let limit = Duration::from_secs(ctx.cfg().request_timeout_secs);
     (
         Guarded::new(io, clock.clone(), limit),
-        ServerCodec::new(ctx.cfg.max_pdu).with_clock(clock.clone()),
+        ServerCodec::new(ctx.cfg().max_pdu).with_clock(clock.clone()),
     )
 }
 
@@ -337,6 +341,7 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
         catalog,
         slot,
         at: accepted_at,
+        channel_binding,
     } = accepted;
     // A local socket is as private as an encrypted connection.
     let encrypted = transport != Transport::Tcp;
@@ -345,12 +350,13 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
         _ => None,
     };
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
-    let max_ops = ctx.cfg.max_ops_per_connection.max(1);
+    let max_ops = ctx.cfg().max_ops_per_connection.max(1);
     let client_ip = peer.parse::<std::net::SocketAddr>().ok().map(|a| a.ip());
     let mut conn = Conn {
         ctx: ctx.clone(),
         identity: Identity::Anonymous,
         encrypted,
+        channel_binding,
         out: out_tx,
         paged: Arc::new(Mutex::new(CursorStore::default())),
         running: Arc::new(Mutex::new(HashMap::new())),
@@ -369,10 +375,10 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
     let clock = RequestClock::new();
     let (stream, codec) = layers(io, &ctx, &clock);
     let mut framed = Framed::with_capacity(stream, codec, READ_BUFFER);
-    let idle = Duration::from_secs(ctx.cfg.idle_timeout_secs.max(1));
+    let idle = Duration::from_secs(ctx.cfg().idle_timeout_secs.max(1));
     let init =
-        (ctx.cfg.init_timeout_secs > 0).then(|| Duration::from_secs(ctx.cfg.init_timeout_secs));
-    let writes = Deadline::new(ctx.cfg.write_timeout_secs);
+        (ctx.cfg().init_timeout_secs > 0).then(|| Duration::from_secs(ctx.cfg().init_timeout_secs));
+    let writes = Deadline::new(ctx.cfg().write_timeout_secs);
     let mut first_request = true;
     let mut last_activity = Instant::now();
     let mut permit: Option<OwnedSemaphorePermit> = None;
@@ -550,8 +556,9 @@ async fn start_tls(
             }),
         )
     };
-    let writes = Deadline::new(conn.ctx.cfg.write_timeout_secs);
-    let refusal = if conn.ctx.tls.is_none() {
+    let writes = Deadline::new(conn.ctx.cfg().write_timeout_secs);
+    let tls_now = conn.ctx.tls();
+    let refusal = if tls_now.is_none() {
         Some((ResultCode::UNAVAILABLE, "TLS is not configured"))
     } else if conn.encrypted {
         Some((ResultCode::OPERATIONS_ERROR, "TLS is already active"))
@@ -584,7 +591,7 @@ async fn start_tls(
         .await;
         return Ok(None);
     }
-    let Some(acceptor) = conn.ctx.tls.clone() else {
+    let Some(tls_now) = tls_now else {
         return Ok(None);
     };
     writes
@@ -593,9 +600,9 @@ async fn start_tls(
     let parts = framed.into_parts();
     // The handshake has the time a new connection has for its first request, and gives
     // way like any idle connection.
-    let handshake = acceptor.accept(parts.io.into_inner());
-    let limit = Duration::from_secs(match conn.ctx.cfg.init_timeout_secs {
-        0 => conn.ctx.cfg.idle_timeout_secs.max(1),
+    let handshake = tls_now.acceptor.accept(parts.io.into_inner());
+    let limit = Duration::from_secs(match conn.ctx.cfg().init_timeout_secs {
+        0 => conn.ctx.cfg().idle_timeout_secs.max(1),
         n => n,
     });
     slot.end_work();
@@ -611,6 +618,7 @@ async fn start_tls(
         _ = slot.evicted() => return Ok(None),
     };
     conn.encrypted = true;
+    conn.channel_binding = tls_now.channel_binding;
     let (stream, codec) = layers(Box::new(tls), &conn.ctx, clock);
     Ok(Some(Framed::from_parts(FramedParts::new::<Vec<u8>>(
         stream, codec,
@@ -657,7 +665,7 @@ impl Conn {
     /// Whether passwords may travel on this connection: encrypted ones, and plain ones
     /// when the server is configured to accept them there (Samba's behaviour).
     fn passwords_allowed(&self) -> bool {
-        self.encrypted || self.sealed || self.ctx.cfg.plain_ldap_passwords
+        self.encrypted || self.sealed || self.ctx.cfg().plain_ldap_passwords
     }
 
     /// The Who am I? answer: AD's `u:DOMAIN\\name` for an account of the domain, however
@@ -1188,7 +1196,7 @@ impl Conn {
     }
 
     async fn password_bind(&mut self, name: &str, password: &[u8]) -> LdapResult {
-        if self.ctx.cfg.require_strong_auth && !self.encrypted {
+        if self.ctx.cfg().require_strong_auth && !self.encrypted {
             return LdapResult::new(
                 ResultCode::STRONGER_AUTH_REQUIRED,
                 "password binds need an encrypted connection (LDAPS or StartTLS)",
@@ -1204,8 +1212,8 @@ impl Conn {
             return invalid();
         };
         if self.ctx.admin_dn.as_ref() == Some(&dn) {
-            if !self.ctx.cfg.admin_password.is_empty()
-                && auth::verify(self.ctx.cfg.admin_password.as_bytes(), password)
+            if !self.ctx.cfg().admin_password.is_empty()
+                && auth::verify(self.ctx.cfg().admin_password.as_bytes(), password)
             {
                 self.identity = Identity::Admin(dn.to_string());
                 return LdapResult::success();

@@ -109,8 +109,11 @@ pub struct Ctx {
     pub admission: Arc<kauri_net::Admission>,
     /// The connection table of the local socket.
     pub local_admission: Arc<kauri_net::Admission>,
-    /// Settings.
-    pub cfg: ServerConfig,
+    /// The settings in force (see [`Ctx::cfg`]).
+    pub(crate) cfg: parking_lot::RwLock<Arc<ServerConfig>>,
+    /// The settings as given (file and command line), before the server's own rules for a
+    /// domain: what a reload compares the file read again with.
+    pub(crate) given: parking_lot::Mutex<ServerConfig>,
     /// `cfg.admin_dn` parsed once, for the comparison every simple bind makes.
     pub admin_dn: Option<kauri_db::Dn>,
     /// The directory service (schema, domain, validation of every change).
@@ -119,10 +122,8 @@ pub struct Ctx {
     pub db: Arc<Db<LmdbBackend>>,
     /// The single writer.
     pub writer: Writer,
-    /// TLS for StartTLS and LDAPS, when configured.
-    pub tls: Option<tokio_rustls::TlsAcceptor>,
-    /// The channel binding of the TLS certificate (checked in NTLM logons made over TLS).
-    pub channel_binding: Option<[u8; 16]>,
+    /// The TLS certificate new handshakes use (see [`Ctx::tls`]).
+    pub(crate) tls: parking_lot::RwLock<Option<Arc<TlsNow>>>,
     /// Whether a global catalog port is served (LDAP pings announce it).
     pub catalog_served: bool,
     /// Counters.
@@ -139,7 +140,98 @@ pub struct Ctx {
     pub replay: kauri_auth::krb::replay::ReplayCache,
 }
 
+/// A TLS certificate in force: what StartTLS and LDAPS handshakes use, and the channel
+/// binding NTLM logons over a connection that made its handshake with it are checked
+/// against. A reload replaces it; connections keep the one they began with.
+pub struct TlsNow {
+    /// Accepts handshakes with the certificate.
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    /// The certificate's channel binding (`tls-server-end-point`).
+    pub channel_binding: Option<[u8; 16]>,
+}
+
+impl TlsNow {
+    /// Reads the certificate and key the settings name (or the generated pair).
+    pub fn load(cfg: &ServerConfig) -> Result<TlsNow, crate::tls::TlsError> {
+        Ok(TlsNow {
+            acceptor: tokio_rustls::TlsAcceptor::from(crate::tls::tls_config(cfg)?),
+            channel_binding: crate::tls::channel_binding(cfg),
+        })
+    }
+}
+
+/// What a reload did.
+#[derive(Debug, Clone)]
+pub struct Reloaded {
+    /// Settings that changed and are in force now.
+    pub applied: Vec<String>,
+    /// Settings that changed but wait for a restart.
+    pub need_restart: Vec<String>,
+    /// The certificate file read again.
+    pub certificate: std::path::PathBuf,
+}
+
+/// Why a reload changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    /// The new settings could not be taken.
+    #[error("{0}")]
+    Settings(String),
+    /// The TLS certificate or key could not be read.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
+}
+
+/// The server's own rules on the given settings: a domain answers anonymous clients with
+/// the root DSE only (unless its dSHeuristics says otherwise), and announces its DC's own
+/// name, which clients connect to and check the certificate against, unless the settings
+/// name another.
+pub fn settle(cfg: &mut ServerConfig, dir: &Directory<LmdbBackend>) {
+    if let Some(domain) = dir.domain() {
+        cfg.anonymous_read = false;
+        if cfg.dns_host_name.is_empty() || cfg.dns_host_name == "localhost" {
+            if let Some(host) = domain.dc_computer.as_ref().and_then(|d| {
+                d.rdn()
+                    .and_then(|r| r.avas().first().map(|a| a.value.clone()))
+            }) {
+                cfg.dns_host_name = format!("{}.{}", host.to_ascii_lowercase(), domain.dns_name);
+            }
+        }
+    }
+}
+
 impl Ctx {
+    /// The settings in force now. A reload replaces them whole, so a caller that reads
+    /// several settings together should take this once.
+    pub fn cfg(&self) -> Arc<ServerConfig> {
+        self.cfg.read().clone()
+    }
+
+    /// The TLS certificate new handshakes use, when TLS is configured.
+    pub fn tls(&self) -> Option<Arc<TlsNow>> {
+        self.tls.read().clone()
+    }
+
+    /// Takes settings read again (`systemctl reload`, SIGHUP): the TLS certificate and key
+    /// are read again, and every setting that can change while serving takes effect for
+    /// the requests that follow. Either all of it happens or nothing does.
+    pub fn reload(&self, new: ServerConfig) -> Result<Reloaded, ReloadError> {
+        let mut given = self.given.lock();
+        let reread = given.reread(new).map_err(ReloadError::Settings)?;
+        let mut in_force = reread.config.clone();
+        settle(&mut in_force, &self.dir);
+        let tls = TlsNow::load(&in_force)?;
+        let (certificate, _) = crate::tls::cert_paths(&in_force)?;
+        *given = reread.config;
+        *self.cfg.write() = Arc::new(in_force);
+        *self.tls.write() = Some(Arc::new(tls));
+        Ok(Reloaded {
+            applied: reread.applied,
+            need_restart: reread.need_restart,
+            certificate,
+        })
+    }
+
     /// The subschema entry for the current schema (rendered again after a schema change).
     pub fn subschema(&self) -> Arc<crate::subschema::Subschema> {
         let snap = self.dir.schema();
@@ -213,7 +305,7 @@ impl Ctx {
     /// whose dSHeuristics allows anonymous operations (fLDAPBlockAnonOps = '2'), where
     /// descriptors then decide what they see.
     pub fn anonymous_allowed(&self) -> bool {
-        if self.cfg.anonymous_read {
+        if self.cfg().anonymous_read {
             return true;
         }
         self.dir.domain().is_some()
@@ -267,16 +359,18 @@ impl Ctx {
     /// The naming context announced as default: configured, or the first stored one that
     /// is not named below another (the domain rather than its configuration partition).
     pub fn default_naming_context(&self) -> String {
-        if !self.cfg.default_naming_context.is_empty() {
-            return self.cfg.default_naming_context.clone();
+        let cfg = self.cfg();
+        if !cfg.default_naming_context.is_empty() {
+            return cfg.default_naming_context.clone();
         }
         self.default_among(&self.naming_contexts())
     }
 
     /// [`Ctx::default_naming_context`] for a caller that has listed the naming contexts.
     pub fn default_among(&self, ncs: &[String]) -> String {
-        if !self.cfg.default_naming_context.is_empty() {
-            return self.cfg.default_naming_context.clone();
+        let cfg = self.cfg();
+        if !cfg.default_naming_context.is_empty() {
+            return cfg.default_naming_context.clone();
         }
         let dns: Vec<Option<kauri_db::Dn>> =
             ncs.iter().map(|t| kauri_db::Dn::parse(t).ok()).collect();

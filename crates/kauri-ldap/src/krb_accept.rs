@@ -23,7 +23,7 @@ pub fn accept_for_dc(ctx: &Ctx, token: &[u8]) -> Result<(Accepted, Account), Aut
         return Err(AuthError::Unsupported("Kerberos needs a domain".into()));
     };
     let now = i64::try_from(kauri_domain::directory::now_secs()).unwrap_or(i64::MAX);
-    let skew = i64::from(ctx.cfg.kerberos_max_clock_skew_minutes) * 60;
+    let skew = i64::from(ctx.cfg().kerberos_max_clock_skew_minutes) * 60;
     let service_key = |t: &Ticket| -> Result<Key, AuthError> {
         let r = dir
             .db()

@@ -29,4 +29,5 @@ pub mod tls;
 pub mod writer;
 
 pub use config::ServerConfig;
+pub use ctx::Ctx;
 pub use server::Server;

@@ -113,7 +113,7 @@ pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResu
         sasl.push(b("GSS-SPNEGO"));
     }
     sasl.push(b("PLAIN"));
-    if !ctx.cfg.listen_ldapi.as_os_str().is_empty() {
+    if !ctx.cfg().listen_ldapi.as_os_str().is_empty() {
         sasl.push(b("EXTERNAL"));
     }
     attrs.push(("supportedSASLMechanisms", sasl));
@@ -166,16 +166,12 @@ pub fn entry(ctx: &Ctx, requested: &[String], identity: &Identity) -> SearchResu
             .collect(),
         ));
     } else {
-        attrs.push(("dnsHostName", vec![b(&ctx.cfg.dns_host_name)]));
+        attrs.push(("dnsHostName", vec![b(&ctx.cfg().dns_host_name)]));
     }
     if !default_nc.is_empty() && ctx.dir.domain().is_none() {
         // AD's server object lives in the first site of the forest's configuration.
-        let host = ctx
-            .cfg
-            .dns_host_name
-            .split('.')
-            .next()
-            .unwrap_or("localhost");
+        let cfg = ctx.cfg();
+        let host = cfg.dns_host_name.split('.').next().unwrap_or("localhost");
         attrs.push((
             "serverName",
             vec![b(&format!(

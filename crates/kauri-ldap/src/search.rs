@@ -445,7 +445,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
         // filter names this DC's domain, no entry otherwise.
         let entry = if crate::netlogon::wants_netlogon(&req.attributes) {
             let server = ctx
-                .cfg
+                .cfg()
                 .listen
                 .parse::<std::net::SocketAddr>()
                 .ok()
@@ -524,10 +524,13 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             (c, s) => c.min(s),
         }
     };
-    let size_limit = limit_of(i64::from(req.size_limit), ctx.cfg.size_limit);
-    let time_limit = limit_of(i64::from(req.time_limit), ctx.cfg.time_limit_secs as usize);
+    let size_limit = limit_of(i64::from(req.size_limit), ctx.cfg().size_limit);
+    let time_limit = limit_of(
+        i64::from(req.time_limit),
+        ctx.cfg().time_limit_secs as usize,
+    );
     let started = Instant::now();
-    let ttl = Duration::from_secs(ctx.cfg.paged_cursor_ttl_secs);
+    let ttl = Duration::from_secs(ctx.cfg().paged_cursor_ttl_secs);
     if vlv.is_some() && sort.is_none() {
         return Err(LdapResult::new(
             ResultCode::UNWILLING_TO_PERFORM,
@@ -716,7 +719,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             let fp = paged_fingerprint();
             job.paged
                 .lock()
-                .put(cursor, fp, ctx.cfg.max_paged_cursors, ttl)
+                .put(cursor, fp, ctx.cfg().max_paged_cursors, ttl)
         } else {
             Vec::new()
         };
@@ -809,7 +812,7 @@ fn sort_matches(
         .collect();
     let mut cursor = snap.open_cursor(dreq).map_err(|e| db_result(&e))?;
     let mut rows: Vec<(SortKeys, u64)> = Vec::new();
-    let max = ctx.cfg.max_sort_entries;
+    let max = ctx.cfg().max_sort_entries;
     let mut too_many = false;
     let sighting = sighting_for(ctx, job, &cursor)?;
     snap.advance_seen(
@@ -1082,7 +1085,7 @@ fn vlv_search(
     critical: bool,
     extended_dn: Option<i32>,
 ) -> Outcome {
-    let ttl = Duration::from_secs(ctx.cfg.paged_cursor_ttl_secs);
+    let ttl = Duration::from_secs(ctx.cfg().paged_cursor_ttl_secs);
     let fp = fingerprint(&job.req, &job.controls, &[ctl::VLV_REQUEST], false);
     let given = v.context_id.as_deref().filter(|c| !c.is_empty());
     let kept = given.and_then(|id| job.paged.lock().get_vlv(id, ttl));
@@ -1617,7 +1620,7 @@ impl AttrIds {
         AttrIds {
             all: sel.all_user,
             ids,
-            max_values: ctx.cfg.max_val_range.max(1),
+            max_values: ctx.cfg().max_val_range.max(1),
             hidden,
             dn: domain && (sel.all_user || wants("distinguishedName")),
             token_groups: domain && base_scope && wants("tokenGroups"),

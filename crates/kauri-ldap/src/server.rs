@@ -54,23 +54,9 @@ impl Server {
         dir: Arc<Directory<LmdbBackend>>,
         schema_source: SchemaSource,
     ) -> Result<Server, ServeError> {
-        if let Some(domain) = dir.domain() {
-            // A domain answers anonymous clients with the root DSE only.
-            cfg.anonymous_read = false;
-            // The DC's own name, which clients connect to (and check the certificate
-            // against), unless the configuration names another.
-            if cfg.dns_host_name.is_empty() || cfg.dns_host_name == "localhost" {
-                if let Some(host) = domain.dc_computer.as_ref().and_then(|d| {
-                    d.rdn()
-                        .and_then(|r| r.avas().first().map(|a| a.value.clone()))
-                }) {
-                    cfg.dns_host_name =
-                        format!("{}.{}", host.to_ascii_lowercase(), domain.dns_name);
-                }
-            }
-        }
-        let tls_config = tls::tls_config(&cfg)?;
-        let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
+        let given = cfg.clone();
+        crate::ctx::settle(&mut cfg, &dir);
+        let tls_now = crate::ctx::TlsNow::load(&cfg)?;
         let backlog = u32::try_from(cfg.max_connections)
             .unwrap_or(u32::MAX)
             .max(1024);
@@ -157,17 +143,16 @@ impl Server {
         let catalog = catalog_listeners.pop().flatten();
         let writer =
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
-        let channel_binding = tls::channel_binding(&cfg);
         let ctx = Arc::new(Ctx {
             admission: Admission::new(cfg.connection_limits()),
             local_admission: Admission::new(cfg.local_connection_limits()),
             admin_dn: kauri_db::Dn::parse(&cfg.admin_dn).ok(),
-            cfg,
+            cfg: parking_lot::RwLock::new(Arc::new(cfg)),
+            given: parking_lot::Mutex::new(given),
             db: dir.db().clone(),
             dir,
             writer,
-            tls: Some(acceptor),
-            channel_binding,
+            tls: parking_lot::RwLock::new(Some(Arc::new(tls_now))),
             catalog_served: catalog.is_some() || catalog_tls.is_some(),
             counters: Counters::default(),
             subschema: parking_lot::Mutex::new(None),
@@ -292,18 +277,21 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, tls: bool, catalog: b
         let ctx = ctx.clone();
         tokio::spawn(async move {
             let at = std::time::Instant::now();
+            let mut channel_binding = None;
             let io: Box<dyn Io> = if tls {
-                let Some(acceptor) = ctx.tls.clone() else {
+                let Some(tls_now) = ctx.tls() else {
                     return;
                 };
+                channel_binding = tls_now.channel_binding;
                 // The handshake has the time a new connection has for its first request,
                 // and gives way like any idle unauthenticated connection.
-                let init = std::time::Duration::from_secs(match ctx.cfg.init_timeout_secs {
-                    0 => ctx.cfg.idle_timeout_secs.max(1),
+                let cfg = ctx.cfg();
+                let init = std::time::Duration::from_secs(match cfg.init_timeout_secs {
+                    0 => cfg.idle_timeout_secs.max(1),
                     n => n,
                 });
                 tokio::select! {
-                    r = tokio::time::timeout(init, acceptor.accept(stream)) => match r {
+                    r = tokio::time::timeout(init, tls_now.acceptor.accept(stream)) => match r {
                         Ok(Ok(s)) => Box::new(s),
                         Ok(Err(e)) => {
                             tracing::debug!(%peer, error = %e, "TLS handshake failed");
@@ -327,6 +315,7 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, tls: bool, catalog: b
                 catalog,
                 slot,
                 at,
+                channel_binding,
             };
             conn::serve(io, ctx, accepted).await;
         });
@@ -378,6 +367,7 @@ async fn local_loop(listener: tokio::net::UnixListener, ctx: Arc<Ctx>) {
                 catalog: false,
                 slot,
                 at: std::time::Instant::now(),
+                channel_binding: None,
             };
             conn::serve(Box::new(stream), ctx, accepted).await;
         });

@@ -15,6 +15,7 @@ mod bench_ldap;
 mod dbcmd;
 mod kerberos;
 mod ldifcmd;
+mod logging;
 mod manual;
 mod populate;
 mod serve;
@@ -615,13 +616,7 @@ fn main() {
 }
 
 fn run() -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init();
     let cli = Cli::parse();
     match cli.command {
         Command::Serve { opts } => serve::serve(&opts.overrides())?,

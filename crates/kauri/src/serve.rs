@@ -172,6 +172,7 @@ fn raise_open_file_limit(connections: usize) {
 /// `kauri serve`.
 pub fn serve(o: &Overrides) -> Result<()> {
     let cfg = load_config(o)?;
+    crate::logging::set_filter(&cfg.log).map_err(anyhow::Error::msg)?;
     raise_open_file_limit(cfg.max_connections);
     let (dir, source) = open_directory(&cfg.data)?;
     start_audit(&dir, &cfg)?;
@@ -228,9 +229,11 @@ pub fn serve(o: &Overrides) -> Result<()> {
             "READY=1\nSTATUS={serving} at ldap://{}",
             server.local_addr()?
         ));
+        let reloads = reload_on_hangup(server.ctx(), o.clone());
         // SIGTERM (a service manager) or Ctrl-C: stop accepting and leave.
         tokio::select! {
             _ = server.run() => {}
+            _ = reloads => {}
             _ = stop_signal() => {
                 crate::service::tell("STOPPING=1\nSTATUS=finishing the writes in flight");
                 eprintln!("kauri: stopping");
@@ -244,6 +247,60 @@ pub fn serve(o: &Overrides) -> Result<()> {
         eprintln!("kauri: the writer did not stop in time; every committed change is on disk");
     }
     Ok(())
+}
+
+/// Reads the settings again on every SIGHUP (`systemctl reload`) and puts them in force:
+/// the TLS certificate and key, the log filter, and every setting that can change while
+/// serving. Settings that cannot (listeners, the data folder) are named and wait for a
+/// restart; a file that cannot be used changes nothing. Never resolves.
+async fn reload_on_hangup(ctx: std::sync::Arc<kauri_ldap::Ctx>, o: Overrides) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+            return std::future::pending().await;
+        };
+        while hangups.recv().await.is_some() {
+            crate::service::tell(&format!(
+                "RELOADING=1\nMONOTONIC_USEC={}",
+                crate::service::monotonic_usec()
+            ));
+            let status = match reload(&ctx, &o) {
+                Ok(text) => {
+                    eprintln!("kauri: {text}");
+                    text
+                }
+                Err(e) => {
+                    let text = format!("reload refused, nothing changed: {e:#}");
+                    eprintln!("kauri: {text}");
+                    text
+                }
+            };
+            crate::service::tell(&format!("READY=1\nSTATUS={status}"));
+        }
+    }
+    std::future::pending().await
+}
+
+/// One reload; says what changed.
+fn reload(ctx: &kauri_ldap::Ctx, o: &Overrides) -> Result<String> {
+    let cfg = load_config(o)?;
+    crate::logging::check_filter(&cfg.log).map_err(anyhow::Error::msg)?;
+    let done = ctx.reload(cfg)?;
+    crate::logging::set_filter(&ctx.cfg().log).map_err(anyhow::Error::msg)?;
+    let mut text = format!("reloaded; certificate {}", done.certificate.display());
+    if done.applied.is_empty() {
+        text.push_str("; no setting changed");
+    } else {
+        text.push_str(&format!("; in force now: {}", done.applied.join(", ")));
+    }
+    if !done.need_restart.is_empty() {
+        text.push_str(&format!(
+            "; changed but kept until a restart: {}",
+            done.need_restart.join(", ")
+        ));
+    }
+    Ok(text)
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -1,7 +1,8 @@
 //! Talking to the service manager that started the server: systemd's readiness protocol
 //! (`Type=notify`). The server says `READY=1` once its database is open and every listener
 //! is bound, so `systemctl start` returns, and units ordered after Kauri start, only when
-//! clients can be served; and `STOPPING=1` when it begins to stop. Started any other way
+//! clients can be served; `RELOADING=1` then `READY=1` around a reload (SIGHUP); and
+//! `STOPPING=1` when it begins to stop. Started any other way
 //! (no `NOTIFY_SOCKET` in the environment), it sends nothing.
 //!
 //! The protocol is one datagram of `KEY=value` lines to the Unix socket named by
@@ -31,6 +32,20 @@ pub fn tell(state: &str) {
     if let Err(e) = notify(state) {
         eprintln!("kauri: warning: could not notify the service manager ({state:?}): {e}");
     }
+}
+
+/// Microseconds on the monotonic clock, which `RELOADING=1` carries so the manager can
+/// tell this reload from an earlier one.
+pub fn monotonic_usec() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the one struct passed.
+    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) } != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
 }
 
 fn send(socket: &OsStr, state: &str) -> io::Result<()> {

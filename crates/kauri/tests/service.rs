@@ -97,3 +97,105 @@ fn completions_for_each_shell() {
     let out = common::kauri(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The SHA-256 fingerprint of the certificate an LDAPS port presents.
+fn certificate_of(addr: &str) -> String {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "openssl s_client -connect {addr} </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"
+        ))
+        .output()
+        .expect("run openssl");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        text.contains("Fingerprint="),
+        "no certificate from {addr}: {text}"
+    );
+    text
+}
+
+/// `ldapsearch` as the Administrator for every user: its exit code (4 when the size limit
+/// cut the answer short).
+fn search_users(url: &str) -> Option<i32> {
+    std::process::Command::new("ldapsearch")
+        .args([
+            "-x",
+            "-H",
+            url,
+            "-D",
+            "Administrator@samdom.example.com",
+            "-w",
+            PASSWORD,
+        ])
+        .args([
+            "-b",
+            "DC=samdom,DC=example,DC=com",
+            "(objectClass=user)",
+            "cn",
+        ])
+        .output()
+        .expect("run ldapsearch (install ldap-utils)")
+        .status
+        .code()
+}
+
+#[test]
+fn a_hangup_reads_the_settings_and_the_certificate_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = provision(dir.path(), "data");
+    let config = dir.path().join("kauri.toml");
+    std::fs::write(&config, "size_limit = 1000\nmetrics_listen = \"\"\n").unwrap();
+    let path = dir.path().join("notify.sock");
+    let sock = UnixDatagram::bind(&path).unwrap();
+    let mut served = serve_with_env(
+        &data,
+        &["--config", config.to_str().unwrap()],
+        &[("NOTIFY_SOCKET", path.as_os_str())],
+    );
+    assert!(notice(&sock).starts_with("READY=1\n"));
+    assert_eq!(search_users(&served.ldap()), Some(0));
+    let before = certificate_of(&served.tls_addr);
+
+    // A smaller size limit, a metrics address (which waits for a restart), and a new
+    // certificate: the generated pair is made again when its files are gone.
+    std::fs::write(
+        &config,
+        "size_limit = 2\nmetrics_listen = \"127.0.0.1:0\"\n",
+    )
+    .unwrap();
+    std::fs::remove_file(data.join("tls").join("cert.pem")).unwrap();
+    std::fs::remove_file(data.join("tls").join("key.pem")).unwrap();
+    served.signal("HUP");
+    assert!(notice(&sock).starts_with("RELOADING=1\nMONOTONIC_USEC="));
+    let ready = notice(&sock);
+    assert!(
+        ready.starts_with("READY=1\nSTATUS=reloaded; certificate "),
+        "{ready}"
+    );
+    assert!(ready.contains("in force now: size_limit;"), "{ready}");
+    assert!(
+        ready.ends_with("changed but kept until a restart: metrics_listen"),
+        "{ready}"
+    );
+    assert_eq!(
+        search_users(&served.ldap()),
+        Some(4),
+        "{}",
+        served.log_tail()
+    );
+    assert_ne!(certificate_of(&served.tls_addr), before);
+
+    // A file that cannot be used changes nothing, and the server serves on.
+    std::fs::write(&config, "size_limit = \"many\"\n").unwrap();
+    served.signal("HUP");
+    assert!(notice(&sock).starts_with("RELOADING=1\n"));
+    let refused = notice(&sock);
+    assert!(
+        refused.starts_with("READY=1\nSTATUS=reload refused, nothing changed: "),
+        "{refused}"
+    );
+    assert_eq!(search_users(&served.ldap()), Some(4));
+    let status = served.stop();
+    assert!(status.success(), "{status:?}\n{}", served.log_tail());
+}

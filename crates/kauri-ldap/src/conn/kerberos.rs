@@ -91,12 +91,13 @@ impl Conn {
                 // TLS, "none" only when the server does not require integrity.
                 let offered = if self.encrypted {
                     LAYER_NONE
-                } else if self.ctx.cfg.require_strong_auth {
+                } else if self.ctx.cfg().require_strong_auth {
                     LAYER_INTEGRITY | LAYER_CONFIDENTIALITY
                 } else {
                     LAYER_NONE | LAYER_INTEGRITY | LAYER_CONFIDENTIALITY
                 };
-                let max = MAX_BUFFER.min(u32::try_from(self.ctx.cfg.max_pdu).unwrap_or(MAX_BUFFER));
+                let max =
+                    MAX_BUFFER.min(u32::try_from(self.ctx.cfg().max_pdu).unwrap_or(MAX_BUFFER));
                 let mut offer = max.to_be_bytes();
                 offer[0] = offered;
                 let wrapped = match context.wrap(&offer, false) {
@@ -190,7 +191,7 @@ impl Conn {
                 self.new_layer =
                     Some(Box::new(KrbLayer::new(accepted.context, seal)) as Box<dyn SecurityLayer>);
             }
-        } else if self.ctx.cfg.require_strong_auth && !self.encrypted {
+        } else if self.ctx.cfg().require_strong_auth && !self.encrypted {
             return (
                 LdapResult::new(
                     ResultCode::STRONGER_AUTH_REQUIRED,

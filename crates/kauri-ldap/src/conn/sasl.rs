@@ -62,11 +62,11 @@ impl Conn {
             names.netbios_computer.clone(),
             names.dns_domain.clone(),
         ];
-        if !self.ctx.cfg.dns_host_name.is_empty() {
-            target_hosts.push(self.ctx.cfg.dns_host_name.clone());
+        if !self.ctx.cfg().dns_host_name.is_empty() {
+            target_hosts.push(self.ctx.cfg().dns_host_name.clone());
         }
         NtlmSettings {
-            channel_binding: self.encrypted.then_some(self.ctx.channel_binding).flatten(),
+            channel_binding: self.encrypted.then_some(self.channel_binding).flatten(),
             target_hosts,
         }
     }
@@ -148,7 +148,7 @@ impl Conn {
             }
             Some(_) if self.encrypted => {}
             Some(s) => self.new_layer = Some(Box::new(s) as Box<dyn SecurityLayer>),
-            None if self.ctx.cfg.require_strong_auth && !self.encrypted => {
+            None if self.ctx.cfg().require_strong_auth && !self.encrypted => {
                 return (
                     LdapResult::new(
                         ResultCode::STRONGER_AUTH_REQUIRED,
@@ -243,7 +243,7 @@ impl Conn {
                 if parsed.is_anonymous() {
                     return (LdapResult::success(), None);
                 }
-                if self.ctx.cfg.require_strong_auth && !self.encrypted {
+                if self.ctx.cfg().require_strong_auth && !self.encrypted {
                     return (
                         LdapResult::new(
                             ResultCode::STRONGER_AUTH_REQUIRED,

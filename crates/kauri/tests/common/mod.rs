@@ -125,6 +125,15 @@ impl Served {
         let _ = self.child.wait();
     }
 
+    /// Sends the server a signal (`"HUP"`, …).
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
     /// Stops the server with SIGTERM and waits for it to end (at most a minute, then it is
     /// killed); returns how it ended.
     pub fn stop(&mut self) -> ExitStatus {
