@@ -419,4 +419,69 @@ mod tests {
             assert!(t.contains_key(*k), "{k} is not a setting");
         }
     }
+
+    /// The packaged settings file lists every setting, each commented one at its default.
+    #[test]
+    fn the_packaged_file_lists_every_setting_at_its_default() {
+        let text = include_str!("../../../packaging/kauri.toml");
+        let packaged = ServerConfig::parse(text).expect("the packaged file parses");
+        assert_eq!(packaged.data, PathBuf::from("/var/lib/kauri"));
+        // Uncomment every `# key = value` line; note the keys set and commented.
+        let mut commented = Vec::new();
+        let mut listed = Vec::new();
+        let mut section = String::new();
+        let is_key = |k: &str| k.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+        let uncommented: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with('[') {
+                    section = l.trim_matches(|c| c == '[' || c == ']').to_string() + ".";
+                }
+                let setting = l.strip_prefix("# ").unwrap_or(l);
+                if let Some((k, _)) = setting.split_once(" = ").filter(|(k, _)| is_key(k)) {
+                    listed.push(format!("{section}{k}"));
+                    if setting.len() < l.len() {
+                        commented.push(format!("{section}{k}"));
+                        return format!("{setting}\n");
+                    }
+                }
+                format!("{l}\n")
+            })
+            .collect();
+        let all = ServerConfig::parse(&uncommented).expect("uncommented, it parses");
+        let table = |c: &ServerConfig| match toml::Value::try_from(c).unwrap() {
+            toml::Value::Table(t) => t,
+            _ => panic!("not a table"),
+        };
+        let defaults = table(&ServerConfig::default());
+        let given = table(&all);
+        let get = |t: &toml::Table, key: &str| -> Option<toml::Value> {
+            match key.split_once('.') {
+                Some((s, k)) => t.get(s)?.as_table()?.get(k).cloned(),
+                None => t.get(key).cloned(),
+            }
+        };
+        for key in &commented {
+            // Settings without a value by default say what they amount to.
+            if key == "audit.journal_socket" {
+                continue;
+            }
+            assert_eq!(get(&given, key), get(&defaults, key), "{key}");
+        }
+        // Every setting is in the file, commented or set.
+        let mut missing = Vec::new();
+        for (k, v) in &defaults {
+            match v {
+                toml::Value::Table(t) => {
+                    missing.extend(t.keys().map(|s| format!("{k}.{s}")));
+                }
+                _ => missing.push(k.clone()),
+            }
+        }
+        missing.retain(|k| !listed.contains(k));
+        assert!(
+            missing.is_empty(),
+            "not in packaging/kauri.toml: {missing:?}"
+        );
+    }
 }

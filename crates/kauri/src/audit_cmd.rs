@@ -18,8 +18,9 @@ const FOLLOW_POLL: Duration = Duration::from_millis(200);
 /// `kauri audit`'s options.
 #[derive(Debug, clap::Args)]
 pub struct AuditOptions {
-    /// The data folder whose log to read (its `audit/` folder).
-    #[arg(short = 'H', long = "data", default_value = "kauri-data")]
+    /// The data folder whose log to read (its `audit/` folder; /var/lib/kauri for the
+    /// service user).
+    #[arg(short = 'H', long = "data", default_value_os_t = kauri::paths::default_data())]
     pub data: PathBuf,
     /// The log to read instead: its folder or its current file (for `[audit] path`
     /// elsewhere, or a copy).

@@ -102,8 +102,8 @@ pub struct ProvisionOptions {
     /// The Administrator's password.
     #[arg(long)]
     pub adminpass: String,
-    /// Data folder to create.
-    #[arg(long, default_value = "kauri-data")]
+    /// Data folder to create (/var/lib/kauri, the packaged one, for the service user).
+    #[arg(long, default_value_os_t = crate::paths::default_data())]
     pub targetdir: PathBuf,
     /// Folder with Microsoft's schema files (default: samba-ad-provision's, else the
     /// built-in core schema).

@@ -31,7 +31,7 @@ pub struct ExportKeytabOptions {
     /// The keytab file to write (MIT's format, mode 0600).
     pub file: PathBuf,
     /// The domain's data folder (the keys are read from it, never over the network).
-    #[arg(short = 'H', long = "data", default_value = "kauri-data")]
+    #[arg(short = 'H', long = "data", default_value_os_t = kauri::paths::default_data())]
     pub data: PathBuf,
     /// A principal whose keys to export, `name@REALM` or `service/host@REALM` (the realm
     /// may be left out); repeat for several. Default: this DC's account (`DC1$`) under
@@ -67,7 +67,7 @@ pub enum KrbtgtCommand {
 #[derive(Debug, Clone, clap::Args)]
 pub struct RotateOptions {
     /// The domain's data folder.
-    #[arg(short = 'H', long = "data", default_value = "kauri-data")]
+    #[arg(short = 'H', long = "data", default_value_os_t = kauri::paths::default_data())]
     pub data: PathBuf,
     /// Print the result as JSON.
     #[arg(long)]

@@ -13,4 +13,5 @@ pub mod domain;
 pub mod keytab;
 pub mod ldif;
 pub mod ldif_read;
+pub mod paths;
 pub mod profile;

@@ -62,7 +62,8 @@ enum Command {
         #[command(flatten)]
         opts: ServeOpts,
     },
-    /// Create (or reuse) a demo directory in ./kauri-data and serve it on 127.0.0.1.
+    /// Create (or reuse) a demo domain in ./kauri-data (/var/lib/kauri for the service
+    /// user) and serve it on 127.0.0.1.
     Demo {
         #[command(flatten)]
         opts: ServeOpts,
@@ -253,10 +254,12 @@ enum BackupCommand {
 
 #[derive(Debug, clap::Args)]
 struct ServeOpts {
-    /// Configuration file (TOML); every setting has a default.
+    /// Configuration file (TOML); every setting has a default. Run as the service user,
+    /// /etc/kauri/kauri.toml unless given.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Data folder (database, TLS pair); overrides the file.
+    /// Data folder (database, TLS pair); overrides the file (default ./kauri-data,
+    /// /var/lib/kauri for the service user).
     #[arg(long)]
     data: Option<PathBuf>,
     /// Plain LDAP address, e.g. 127.0.0.1:3389; overrides the file.

@@ -32,11 +32,21 @@ pub struct Overrides {
     pub listen_dns: Option<String>,
 }
 
-/// The configuration in force: the file (if any) with the flags on top.
+/// The configuration in force: the file (`--config`, else the packaged one when run as
+/// the service user, else none) with the flags on top.
 pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
-    let mut cfg = match &o.config {
+    settings(o, o.config.clone().or_else(kauri::paths::default_config))
+}
+
+/// The settings of `file` (every setting at its default without one) with the flags on
+/// top; the data folder is the packaged one for the service user unless set.
+fn settings(o: &Overrides, file: Option<PathBuf>) -> Result<ServerConfig> {
+    let mut cfg = match &file {
         Some(path) => ServerConfig::load(path)?,
-        None => ServerConfig::default(),
+        None => ServerConfig {
+            data: kauri::paths::default_data(),
+            ..ServerConfig::default()
+        },
     };
     if let Some(d) = &o.data {
         cfg.data = d.clone();
@@ -66,7 +76,9 @@ pub fn load_config(o: &Overrides) -> Result<ServerConfig> {
 }
 
 /// The DC's addresses for its DNS records: `[dns] host_addresses`, else the specific
-/// addresses it listens on (LDAP, then DNS), else loopback.
+/// addresses it listens on (LDAP, then DNS), else — listening on every address, as a
+/// packaged DC does — the machine's own (up, neither loopback nor link-local), else
+/// loopback.
 pub fn dns_host_addresses(cfg: &ServerConfig) -> Result<Vec<std::net::IpAddr>> {
     let mut out = Vec::new();
     for a in &cfg.dns.host_addresses {
@@ -85,9 +97,57 @@ pub fn dns_host_addresses(cfg: &ServerConfig) -> Result<Vec<std::net::IpAddr>> {
         }
     }
     if out.is_empty() {
+        out = machine_addresses();
+    }
+    if out.is_empty() {
         out.push(std::net::IpAddr::from([127, 0, 0, 1]));
     }
     Ok(out)
+}
+
+/// The addresses of this machine's interfaces that are up, other than loopback and
+/// link-local ones: where clients on the network reach it.
+fn machine_addresses() -> Vec<std::net::IpAddr> {
+    use std::net::IpAddr;
+    let mut out = Vec::new();
+    let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs allocates a list that freeifaddrs frees below; every pointer read
+    // is checked for null and points into that list.
+    unsafe {
+        if libc::getifaddrs(&mut list) != 0 {
+            return out;
+        }
+        let mut at = list;
+        while !at.is_null() {
+            let ifa = &*at;
+            at = ifa.ifa_next;
+            let up = ifa.ifa_flags & (libc::IFF_UP as u32) != 0;
+            let loopback = ifa.ifa_flags & (libc::IFF_LOOPBACK as u32) != 0;
+            if !up || loopback || ifa.ifa_addr.is_null() {
+                continue;
+            }
+            let ip = match i32::from((*ifa.ifa_addr).sa_family) {
+                libc::AF_INET => {
+                    let sin = &*(ifa.ifa_addr as *const libc::sockaddr_in);
+                    IpAddr::from(u32::from_be(sin.sin_addr.s_addr).to_be_bytes())
+                }
+                libc::AF_INET6 => {
+                    let sin6 = &*(ifa.ifa_addr as *const libc::sockaddr_in6);
+                    IpAddr::from(sin6.sin6_addr.s6_addr)
+                }
+                _ => continue,
+            };
+            let link_local = match ip {
+                IpAddr::V4(v4) => v4.is_link_local(),
+                IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) == 0xfe80,
+            };
+            if !link_local && !ip.is_loopback() && !out.contains(&ip) {
+                out.push(ip);
+            }
+        }
+        libc::freeifaddrs(list);
+    }
+    out
 }
 
 /// Brings the domain's DNS data up to date for this DC at start, and says what changed.
@@ -425,10 +485,12 @@ fn random_password() -> Result<String> {
     kauri_domain::password::generate_password().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// `kauri demo`: a demo domain in `./kauri-data` (provisioned on first run, reused after),
-/// served on 127.0.0.1 with a self-signed TLS pair.
+/// `kauri demo`: a demo domain in `./kauri-data` (the packaged data folder for the service
+/// user), provisioned on first run and reused after, served on 127.0.0.1 with a
+/// self-signed TLS pair.
 pub fn demo(o: &Overrides) -> Result<()> {
-    let mut cfg = load_config(o)?;
+    // The demo's own ports, not the packaged settings' (a service's), in either case.
+    let mut cfg = settings(o, o.config.clone())?;
     let pw_file = cfg.data.join("admin-password.txt");
     let password = match std::fs::read_to_string(&pw_file) {
         Ok(p) => p.trim().to_string(),
@@ -561,4 +623,27 @@ fn write_secret(path: &Path, text: &str) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))?;
     f.write_all(text.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_machine_addresses_are_those_hostname_lists() {
+        let found = super::machine_addresses();
+        for a in &found {
+            assert!(!a.is_loopback(), "{a}");
+        }
+        // `hostname -I` lists the same addresses (it leaves out loopback and IPv6
+        // link-local ones; IPv4 link-local ones are left out here too).
+        let Ok(out) = std::process::Command::new("hostname").arg("-I").output() else {
+            return;
+        };
+        for word in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+            let Ok(ip) = word.parse::<std::net::IpAddr>() else {
+                continue;
+            };
+            let link_local = matches!(ip, std::net::IpAddr::V4(v4) if v4.is_link_local());
+            assert!(link_local || found.contains(&ip), "{ip} not in {found:?}");
+        }
+    }
 }

@@ -11,8 +11,9 @@ use kauri_db::{Modification, ModifyOp};
 #[derive(Debug, Clone, clap::Args)]
 pub struct TargetArgs {
     /// A domain's data folder, or a server: ldap://host[:port] (StartTLS is used),
-    /// ldaps://host[:port] or ldapi://<socket path, %2F for />.
-    #[arg(short = 'H', long = "url", default_value = "kauri-data", global = true)]
+    /// ldaps://host[:port] or ldapi://<socket path, %2F for />. The data folder is
+    /// /var/lib/kauri for the service user unless given.
+    #[arg(short = 'H', long = "url", default_value_t = kauri::paths::default_data_text(), global = true)]
     pub url: String,
     #[command(flatten)]
     pub credentials: Credentials,

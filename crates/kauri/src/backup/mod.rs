@@ -36,7 +36,7 @@ use archive::{ArchiveWriter, DumpInfo, Kind, Manifest, RenamedFrom};
 #[derive(Debug, Clone, clap::Args)]
 pub struct OfflineOptions {
     /// The domain's data folder.
-    #[arg(short = 'H', long = "data", default_value = "kauri-data")]
+    #[arg(short = 'H', long = "data", default_value_os_t = kauri::paths::default_data())]
     pub data: PathBuf,
     /// Folder to write the archive to (created if missing).
     #[arg(long)]
