@@ -62,6 +62,9 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Vec<SocketAddr>> {
         }
     };
     let addrs = listeners.local_addrs();
+    for a in &addrs {
+        ctx.status.listening("dns", a);
+    }
     let dns = Arc::new(Dns {
         ctx: ctx.clone(),
         catalog: zones::Catalog::new(layout),

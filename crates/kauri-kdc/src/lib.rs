@@ -51,6 +51,9 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
         return Ok(started);
     };
     started.kdc = l.local_addrs();
+    for a in &started.kdc {
+        ctx.status.listening("kerberos", a);
+    }
     let kdc = Arc::new(Kdc::new(ctx.clone()));
     tokio::spawn(l.run(kdc.clone(), ctx.cfg().max_connections));
     if ctx.cfg().listen_kpasswd.is_empty() {
@@ -66,6 +69,9 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
         return Ok(started);
     };
     started.kpasswd = pl.local_addrs();
+    for a in &started.kpasswd {
+        ctx.status.listening("kpasswd", a);
+    }
     if let Some(local) = started.kpasswd.first().copied() {
         let service = Arc::new(kpasswd::Kpasswd {
             kdc,

@@ -240,6 +240,10 @@ pub struct BackendInfo {
     pub map_size: u64,
     /// Bytes actually used by pages (LMDB) or by keys and values (memory).
     pub used_bytes: u64,
+    /// Pages LMDB's freelist holds for reuse (0 for the in-memory backend): room the file
+    /// has before it grows, and what `kauri db compact` would give back. `None` when the
+    /// freelist could not be read (the reason is logged), so the rest is still reported.
+    pub free_pages: Option<u64>,
     /// Whether a write transaction is open right now.
     pub write_active: bool,
     /// Number of times the map was grown since open.

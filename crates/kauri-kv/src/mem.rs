@@ -289,6 +289,7 @@ impl Backend for MemBackend {
             size_on_disk: 0,
             map_size: 0,
             used_bytes,
+            free_pages: Some(0),
             write_active: self.write_active(),
             resizes: 0,
             snapshot_retakes: 0,

@@ -66,6 +66,12 @@ pub const PASSWORD_MODIFY: &str = "1.3.6.1.4.1.4203.1.11.1";
 /// order, in pieces of at most 1 MiB; the final extended response carries the sealing key
 /// (or nothing).
 pub const KAURI_BACKUP: &str = "2.25.315632926265558504500563800393542490202";
+/// Kauri's status extended operation, for `kauri status -H`: a running server's version,
+/// listeners, load, database and last backup, for an administrator. The request has no
+/// value; the response value is the metrics endpoint's text (Prometheus' text format,
+/// UTF-8), so a remote caller reads the same facts as a local scraper. Its OID, like the
+/// backup's, is under `2.25` (a UUID).
+pub const KAURI_STATUS: &str = "2.25.48839189134519854563207079623768972249";
 /// Notice of disconnection, an unsolicited notification (RFC 4511 section 4.4.1).
 pub const NOTICE_OF_DISCONNECTION: &str = "1.3.6.1.4.1.1466.20036";
 
@@ -94,7 +100,13 @@ pub const KNOWN_CONTROLS: &[&str] = &[
 ];
 
 /// Every extended operation OID defined here, for `supportedExtension`.
-pub const KNOWN_EXTENSIONS: &[&str] = &[START_TLS, WHO_AM_I, PASSWORD_MODIFY, KAURI_BACKUP];
+pub const KNOWN_EXTENSIONS: &[&str] = &[
+    START_TLS,
+    WHO_AM_I,
+    PASSWORD_MODIFY,
+    KAURI_BACKUP,
+    KAURI_STATUS,
+];
 
 /// Why a control or extended operation value could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

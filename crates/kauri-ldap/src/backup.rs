@@ -85,7 +85,14 @@ pub(crate) fn run(
         }))
     })();
     match result {
-        Ok(()) => true,
+        Ok(()) => {
+            // Only a copy with the sealing key restores this domain; one without it is
+            // a lab copy (`backup rename`), not a backup.
+            if with_key {
+                ctx.status.backed_up();
+            }
+            true
+        }
         Err(Stop::Gone) => false,
         Err(Stop::Failed(why)) => {
             tracing::warn!(%why, "backup failed");

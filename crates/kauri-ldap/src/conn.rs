@@ -1028,6 +1028,10 @@ impl Conn {
                     self.backup(id, x.value.as_deref(), started, permit);
                     Next::Continue
                 }
+                ctl::KAURI_STATUS => {
+                    self.status(id, started, permit);
+                    Next::Continue
+                }
                 other => {
                     self.ctx
                         .counters
@@ -1338,6 +1342,45 @@ impl Conn {
             let ok = crate::backup::run(&ctx, id, with_key, &out, msg);
             ctx.counters.finish(OP_EXTENDED, ok, started.elapsed());
             tracing::info!(%peer, id, ok, with_key, elapsed_ms = started.elapsed().as_millis() as u64, "backup");
+            drop(permit);
+        });
+    }
+
+    /// The status extended operation: the metrics text, for administrators only (it names
+    /// the server's listeners and load, which other callers have no business reading).
+    fn status(&mut self, id: MessageId, started: Instant, permit: OwnedSemaphorePermit) {
+        if !self.caller().is_admin() {
+            self.ctx
+                .counters
+                .finish(OP_EXTENDED, false, started.elapsed());
+            self.reply(msg(
+                id,
+                ProtocolOp::ExtendedResponse(ExtendedResponse {
+                    result: LdapResult::new(
+                        ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                        "00002098: SecErr: DSID-03150BC1, problem 4003 (INSUFF_ACCESS_RIGHTS), \
+                         data 0: only an administrator may read the server's status",
+                    ),
+                    name: Some(ctl::KAURI_STATUS.to_string()),
+                    value: None,
+                }),
+            ));
+            return;
+        }
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        // Rendering reads the database file's freelist: off the connection's task.
+        tokio::task::spawn_blocking(move || {
+            let text = crate::metrics::render(&ctx);
+            ctx.counters.finish(OP_EXTENDED, true, started.elapsed());
+            let _ = out.blocking_send(msg(
+                id,
+                ProtocolOp::ExtendedResponse(ExtendedResponse {
+                    result: LdapResult::success(),
+                    name: Some(ctl::KAURI_STATUS.to_string()),
+                    value: Some(text.into_bytes()),
+                }),
+            ));
             drop(permit);
         });
     }

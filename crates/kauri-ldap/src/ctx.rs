@@ -50,6 +50,8 @@ pub struct Counters {
     pub cldap_answered: AtomicU64,
     /// CLDAP datagrams dropped: undecodable, not a root DSE search, or for no domain here.
     pub cldap_dropped: AtomicU64,
+    /// Finished requests per second over the last minute, for `kauri status`.
+    pub recent: crate::status::PerSecond,
 }
 
 impl Counters {
@@ -58,6 +60,7 @@ impl Counters {
         let Some(s) = self.finished.get(kind) else {
             return;
         };
+        self.recent.record();
         if ok {
             s.ok.fetch_add(1, Ordering::Relaxed);
         } else {
@@ -128,6 +131,8 @@ pub struct Ctx {
     pub catalog_served: bool,
     /// Counters.
     pub counters: Counters,
+    /// Start time, listeners and last backup, for the metrics and `kauri status`.
+    pub status: crate::status::Status,
     /// The subschema entry, rendered for the schema snapshot it was made from.
     pub subschema:
         parking_lot::Mutex<Option<(Arc<SchemaSnapshot>, Arc<crate::subschema::Subschema>)>>,

@@ -24,6 +24,7 @@ pub mod rootdse;
 pub mod search;
 pub mod server;
 mod sight;
+pub mod status;
 pub mod subschema;
 pub mod tls;
 pub mod writer;

@@ -45,6 +45,7 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     ctl::WHO_AM_I,
     ctl::PASSWORD_MODIFY,
     ctl::KAURI_BACKUP,
+    ctl::KAURI_STATUS,
 ];
 
 fn gentime_now() -> String {

@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use crate::config::ServerConfig;
 use crate::conn::{self, Accepted, Io, Transport};
 use crate::ctx::{Counters, Ctx};
+use crate::status::Status;
 use crate::tls;
 use crate::writer::Writer;
 
@@ -143,6 +144,7 @@ impl Server {
         let catalog = catalog_listeners.pop().flatten();
         let writer =
             Writer::start(dir.clone(), cfg.max_commit_batch).map_err(ServeError::Writer)?;
+        let status = Status::new(cfg.data.clone());
         let ctx = Arc::new(Ctx {
             admission: Admission::new(cfg.connection_limits()),
             local_admission: Admission::new(cfg.local_connection_limits()),
@@ -155,12 +157,13 @@ impl Server {
             tls: parking_lot::RwLock::new(Some(Arc::new(tls_now))),
             catalog_served: catalog.is_some() || catalog_tls.is_some(),
             counters: Counters::default(),
+            status,
             subschema: parking_lot::Mutex::new(None),
             schema_source,
             hidden: parking_lot::RwLock::new(None),
             replay: kauri_auth::krb::replay::ReplayCache::default(),
         });
-        Ok(Server {
+        let server = Server {
             ctx,
             plain,
             secure,
@@ -169,7 +172,34 @@ impl Server {
             cldap,
             catalog,
             catalog_tls,
-        })
+        };
+        server.announce_listeners();
+        Ok(server)
+    }
+
+    /// Records every bound listener in the status the metrics report.
+    fn announce_listeners(&self) {
+        let tcp =
+            |l: Option<&TcpListener>| l.and_then(|l| l.local_addr().ok()).map(|a| a.to_string());
+        let ldapi = self
+            .local
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .and_then(|a| a.as_pathname().map(|p| p.display().to_string()));
+        let bound = [
+            ("ldap", tcp(Some(&self.plain))),
+            ("ldaps", tcp(self.secure.as_ref())),
+            ("cldap", self.cldap_addr().map(|a| a.to_string())),
+            ("gc", tcp(self.catalog.as_ref())),
+            ("gc-tls", tcp(self.catalog_tls.as_ref())),
+            ("ldapi", ldapi),
+            ("metrics", tcp(self.metrics.as_ref())),
+        ];
+        for (service, address) in bound {
+            if let Some(a) = address {
+                self.ctx.status.listening(service, a);
+            }
+        }
     }
 
     /// The address of the plain listener (useful when binding port 0).

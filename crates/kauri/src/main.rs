@@ -20,6 +20,7 @@ mod manual;
 mod populate;
 mod serve;
 mod service;
+mod status;
 mod traffic;
 
 use std::path::PathBuf;
@@ -68,6 +69,9 @@ enum Command {
         #[command(flatten)]
         opts: ServeOpts,
     },
+    /// A running server's version, uptime, listeners, connections, load, database and
+    /// last backup, from its metrics endpoint or (with -H) over LDAP.
+    Status(status::StatusOptions),
     /// Benchmarks with published numbers.
     Bench {
         #[command(subcommand)]
@@ -624,6 +628,7 @@ fn run() -> Result<()> {
     match cli.command {
         Command::Serve { opts } => serve::serve(&opts.overrides())?,
         Command::Demo { opts } => serve::demo(&opts.overrides())?,
+        Command::Status(opts) => status::run(&opts)?,
         Command::Bench {
             what:
                 BenchCommand::Db {

@@ -313,6 +313,13 @@ pub fn offline(o: &OfflineOptions) -> Result<()> {
         renamed_from: None,
     };
     let (path, manifest) = write_archive(&snapshot, about, &o.targetdir, !o.json)?;
+    // The folder's server reports it as its last backup (`kauri status`).
+    if let Err(e) = kauri_ldap::status::record_backup(&o.data, std::time::SystemTime::now()) {
+        eprintln!(
+            "kauri: warning: the time of this backup was not recorded in {}: {e}",
+            o.data.display()
+        );
+    }
     report(&path, &manifest, started, o.json)
 }
 
