@@ -1033,20 +1033,13 @@ impl Conn {
                     Next::Continue
                 }
                 other => {
-                    self.ctx
-                        .counters
-                        .finish(OP_EXTENDED, false, started.elapsed());
-                    self.reply(msg(
+                    self.refuse_extended(
                         id,
-                        ProtocolOp::ExtendedResponse(ExtendedResponse {
-                            result: LdapResult::new(
-                                ResultCode::PROTOCOL_ERROR,
-                                format!("unsupported extended operation {other}"),
-                            ),
-                            name: None,
-                            value: None,
-                        }),
-                    ));
+                        started,
+                        ResultCode::PROTOCOL_ERROR,
+                        format!("unsupported extended operation {other}"),
+                        None,
+                    );
                     Next::Continue
                 }
             },
@@ -1346,25 +1339,41 @@ impl Conn {
         });
     }
 
+    /// Answers an extended request with a refusal (counted as a failed request).
+    fn refuse_extended(
+        &mut self,
+        id: MessageId,
+        started: Instant,
+        code: ResultCode,
+        text: String,
+        name: Option<&str>,
+    ) {
+        self.ctx
+            .counters
+            .finish(OP_EXTENDED, false, started.elapsed());
+        self.reply(msg(
+            id,
+            ProtocolOp::ExtendedResponse(ExtendedResponse {
+                result: LdapResult::new(code, text),
+                name: name.map(str::to_string),
+                value: None,
+            }),
+        ));
+    }
+
     /// The status extended operation: the metrics text, for administrators only (it names
     /// the server's listeners and load, which other callers have no business reading).
     fn status(&mut self, id: MessageId, started: Instant, permit: OwnedSemaphorePermit) {
         if !self.caller().is_admin() {
-            self.ctx
-                .counters
-                .finish(OP_EXTENDED, false, started.elapsed());
-            self.reply(msg(
+            self.refuse_extended(
                 id,
-                ProtocolOp::ExtendedResponse(ExtendedResponse {
-                    result: LdapResult::new(
-                        ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
-                        "00002098: SecErr: DSID-03150BC1, problem 4003 (INSUFF_ACCESS_RIGHTS), \
-                         data 0: only an administrator may read the server's status",
-                    ),
-                    name: Some(ctl::KAURI_STATUS.to_string()),
-                    value: None,
-                }),
-            ));
+                started,
+                ResultCode::INSUFFICIENT_ACCESS_RIGHTS,
+                "00002098: SecErr: DSID-03150BC1, problem 4003 (INSUFF_ACCESS_RIGHTS), \
+                 data 0: only an administrator may read the server's status"
+                    .to_string(),
+                Some(ctl::KAURI_STATUS),
+            );
             return;
         }
         let ctx = self.ctx.clone();

@@ -279,6 +279,17 @@ pub fn serve_with_env(data: &Path, extra: &[&str], env: &[(&str, &std::ffi::OsSt
     }
 }
 
+/// The extended operations the root DSE at `url` announces (`supportedExtension`, read
+/// anonymously with `ldapsearch`), as its LDIF.
+pub fn supported_extensions(url: &str) -> String {
+    let out = Command::new("ldapsearch")
+        .args(["-x", "-LLL", "-H", url, "-b", "", "-s", "base"])
+        .arg("supportedExtension")
+        .output()
+        .expect("run ldapsearch (install ldap-utils)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `ldapwhoami` as an account: its authorization identity, or the error.
 pub fn whoami(url: &str, user: &str, password: &str) -> Result<String, String> {
     let o = Command::new("ldapwhoami")
