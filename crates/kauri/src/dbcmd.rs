@@ -191,6 +191,8 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
                 "used_bytes": info.used_bytes,
                 // Free pages, and the pages of the index's id runs kept as sub-databases.
                 "free_bytes": free_pages * page,
+                // The pages LMDB's freelist holds for reuse (as `mdb_stat -f` counts them).
+                "free_pages": info.free_pages,
                 "tables": tables,
             })
         );
@@ -206,6 +208,12 @@ pub fn stats(dir: &Path, json: bool) -> Result<()> {
              the index's long id runs)",
             m(free_pages * page)
         );
+        if let Some(free) = info.free_pages {
+            println!(
+                "free pages       {free} ({:.1} MiB, reused before the file grows)",
+                m(free * page)
+            );
+        }
         println!("map size         {:.1} MiB", m(info.map_size));
         println!();
         println!("table            entries      size");
