@@ -170,7 +170,8 @@ pub fn entry(
     use kauri_audit::journal::field;
     let mut text = message.to_string();
     for (k, v) in fields {
-        let _ = write!(text, " {k}={v}");
+        let gap = if text.is_empty() { "" } else { " " };
+        let _ = write!(text, "{gap}{k}={v}");
     }
     let mut out = Vec::with_capacity(256);
     field(&mut out, "MESSAGE", text.as_bytes());
@@ -248,6 +249,16 @@ mod tests {
         assert_eq!(get("KAURI_CODE").as_deref(), Some("49"));
         assert_eq!(get("KAURI_PEER").as_deref(), Some("192.0.2.7:5000"));
         assert!(get("CODE_LINE").is_some());
+
+        // An event with fields only: the message is the fields.
+        let layer = JournalLayer::connect(&path).unwrap();
+        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+            tracing::debug!(op = "search", code = 0u32);
+        });
+        let n = journal.recv(&mut buf).unwrap();
+        let fields = kauri_audit::journal::decode(&buf[..n]).unwrap();
+        let message = fields.iter().find(|(n, _)| n == "MESSAGE").unwrap();
+        assert_eq!(message.1, b"op=search code=0");
     }
 
     #[test]
