@@ -42,7 +42,7 @@ use kauri_domain::provision::ProvisionParams;
 use kauri_domain::schema::Schema;
 use kauri_domain::sid::Sid;
 use kauri_kdc::kpasswd::Kpasswd;
-use kauri_kdc::{Kdc, KdcSettings, Service};
+use kauri_kdc::{Kdc, Service};
 use kauri_kv::lmdb::LmdbOptions;
 use kauri_ldap::ctx::Ctx;
 use kauri_ldap::{Server, ServerConfig};
@@ -75,7 +75,6 @@ struct Creds {
 struct World {
     rt: tokio::runtime::Runtime,
     ctx: Arc<Ctx>,
-    settings: KdcSettings,
     /// The Administrator's AES256, AES128 and RC4 keys.
     admin_keys: Vec<Key>,
     tgt: Creds,
@@ -203,8 +202,7 @@ fn world() -> &'static World {
             .block_on(Server::bind(cfg, Arc::new(dir), source))
             .expect("a server");
         let ctx = server.ctx();
-        let settings = KdcSettings::from_config(&ctx.cfg);
-        let kdc = Kdc::new(ctx.clone(), settings.clone());
+        let kdc = Kdc::new(ctx.clone());
 
         // The Administrator's salts, from the KDC's PREAUTH_REQUIRED.
         let krbtgt = PrincipalName::new(name_type::NT_SRV_INST, &["krbtgt", REALM]);
@@ -244,7 +242,6 @@ fn world() -> &'static World {
         World {
             rt,
             ctx,
-            settings,
             admin_keys,
             tgt,
             changepw,
@@ -447,7 +444,7 @@ struct Services {
 }
 
 fn services(w: &World) -> Services {
-    let kdc = Arc::new(Kdc::new(w.ctx.clone(), w.settings.clone()));
+    let kdc = Arc::new(Kdc::new(w.ctx.clone()));
     Services {
         kpasswd: Kpasswd {
             kdc: kdc.clone(),
