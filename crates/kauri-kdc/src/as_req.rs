@@ -60,6 +60,8 @@ struct Found {
 impl Kdc {
     /// Answers an AS-REQ (see the module documentation).
     pub(crate) async fn as_exchange(&self, req: &KdcReq, _peer: SocketAddr) -> Answer {
+        // One reading of the settings for the whole exchange (a reload may replace them).
+        let settings = self.settings();
         let body = &req.req_body;
         let dir = &self.ctx.dir;
         let domain = dir
@@ -202,7 +204,7 @@ impl Kdc {
                 .decrypt(USAGE_PA_ENC_TIMESTAMP, &ed.cipher)
                 .map_err(|_| failed())?;
             let ts = PaEncTsEnc::decode(&plain).map_err(|_| failed())?;
-            if (ts.patimestamp.0 - now).abs() > self.settings().skew_secs {
+            if (ts.patimestamp.0 - now).abs() > settings.skew_secs {
                 return Err((
                     Refusal::new(error_code::KRB_AP_ERR_SKEW, "clock skew too great"),
                     None,
@@ -266,11 +268,11 @@ impl Kdc {
             flags.insert(ticket_flags::PROXIABLE);
         }
         let life = if to_krbtgt {
-            self.settings().max_ticket_secs
+            settings.max_ticket_secs
         } else if changepw {
-            CHANGEPW_LIFE_SECS.min(self.settings().max_service_secs)
+            CHANGEPW_LIFE_SECS.min(settings.max_service_secs)
         } else {
-            self.settings().max_service_secs
+            settings.max_service_secs
         };
         let wanted_end = if body.till.0 <= 0 {
             i64::MAX
@@ -281,12 +283,12 @@ impl Kdc {
         let mut renew_till = None;
         let wants_renew = opts.contains(kdc_options::RENEWABLE)
             || (opts.contains(kdc_options::RENEWABLE_OK) && wanted_end > endtime);
-        if wants_renew && self.settings().max_renew_secs > 0 && !changepw {
+        if wants_renew && settings.max_renew_secs > 0 && !changepw {
             let wanted = body
                 .rtime
                 .map(|t| if t.0 <= 0 { i64::MAX } else { t.0 })
                 .unwrap_or(wanted_end);
-            let till = wanted.min(now + self.settings().max_renew_secs);
+            let till = wanted.min(now + settings.max_renew_secs);
             if till > endtime || opts.contains(kdc_options::RENEWABLE) {
                 flags.insert(ticket_flags::RENEWABLE);
                 renew_till = Some(KerberosTime(till.max(endtime)));

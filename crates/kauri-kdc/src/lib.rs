@@ -38,16 +38,11 @@ pub struct Started {
 /// address set in the configuration is an error.
 pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
     let mut started = Started::default();
-    if ctx.dir.domain().is_none() || ctx.cfg().listen_kdc.is_empty() {
+    let cfg = ctx.cfg();
+    if ctx.dir.domain().is_none() || cfg.listen_kdc.is_empty() {
         return Ok(started);
     }
-    let Some(l) = bind(
-        &ctx.cfg().listen_kdc,
-        kauri_ldap::config::DEFAULT_KDC,
-        "Kerberos",
-    )
-    .await?
-    else {
+    let Some(l) = bind(&cfg.listen_kdc, kauri_ldap::config::DEFAULT_KDC, "Kerberos").await? else {
         return Ok(started);
     };
     started.kdc = l.local_addrs();
@@ -55,12 +50,12 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
         ctx.status.listening("kerberos", a);
     }
     let kdc = Arc::new(Kdc::new(ctx.clone()));
-    tokio::spawn(l.run(kdc.clone(), ctx.cfg().max_connections));
-    if ctx.cfg().listen_kpasswd.is_empty() {
+    tokio::spawn(l.run(kdc.clone(), cfg.max_connections));
+    if cfg.listen_kpasswd.is_empty() {
         return Ok(started);
     }
     let Some(pl) = bind(
-        &ctx.cfg().listen_kpasswd,
+        &cfg.listen_kpasswd,
         kauri_ldap::config::DEFAULT_KPASSWD,
         "Kerberos password changes",
     )
@@ -78,7 +73,7 @@ pub async fn start(ctx: Arc<Ctx>) -> std::io::Result<Started> {
             local,
             lookaside: kdc::Lookaside::default(),
         });
-        tokio::spawn(pl.run(service, ctx.cfg().max_connections));
+        tokio::spawn(pl.run(service, cfg.max_connections));
     }
     Ok(started)
 }

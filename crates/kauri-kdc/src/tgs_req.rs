@@ -342,10 +342,11 @@ impl Kdc {
             let life = old.endtime.0 - old.starttime.unwrap_or(old.authtime).0;
             ((now + life.max(0)).min(limit), Some(KerberosTime(limit)))
         } else {
+            let settings = self.settings();
             let life = if to_krbtgt {
-                self.settings().max_ticket_secs
+                settings.max_ticket_secs
             } else {
-                self.settings().max_service_secs
+                settings.max_service_secs
             };
             let wanted = if body.till.0 <= 0 {
                 i64::MAX

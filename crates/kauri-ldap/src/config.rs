@@ -335,6 +335,15 @@ impl ServerConfig {
         })
     }
 
+    /// The time a TLS handshake has (LDAPS or StartTLS): what a new connection has for its
+    /// first request, or the idle timeout when that is 0.
+    pub fn handshake_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(match self.init_timeout_secs {
+            0 => self.idle_timeout_secs.max(1),
+            n => n,
+        })
+    }
+
     /// The connection limits of the LDAP network ports.
     pub fn connection_limits(&self) -> kauri_net::Limits {
         kauri_net::Limits {

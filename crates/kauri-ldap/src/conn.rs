@@ -324,10 +324,11 @@ async fn notify(framed: &mut Framed<Stream, ServerCodec>, code: ResultCode, text
 
 /// The stream and codec of a new (or newly encrypted) connection.
 fn layers(io: Box<dyn Io>, ctx: &Ctx, clock: &Arc<RequestClock>) -> (Stream, ServerCodec) {
-    let limit = Duration::from_secs(ctx.cfg().request_timeout_secs);
+    let cfg = ctx.cfg();
+    let limit = Duration::from_secs(cfg.request_timeout_secs);
     (
         Guarded::new(io, clock.clone(), limit),
-        ServerCodec::new(ctx.cfg().max_pdu).with_clock(clock.clone()),
+        ServerCodec::new(cfg.max_pdu).with_clock(clock.clone()),
     )
 }
 
@@ -350,7 +351,9 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
         _ => None,
     };
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
-    let max_ops = ctx.cfg().max_ops_per_connection.max(1);
+    // The settings this connection starts with (a reload applies to the connections after).
+    let cfg = ctx.cfg();
+    let max_ops = cfg.max_ops_per_connection.max(1);
     let client_ip = peer.parse::<std::net::SocketAddr>().ok().map(|a| a.ip());
     let mut conn = Conn {
         ctx: ctx.clone(),
@@ -375,10 +378,10 @@ async fn run(io: Box<dyn Io>, ctx: Arc<Ctx>, accepted: Accepted) -> std::io::Res
     let clock = RequestClock::new();
     let (stream, codec) = layers(io, &ctx, &clock);
     let mut framed = Framed::with_capacity(stream, codec, READ_BUFFER);
-    let idle = Duration::from_secs(ctx.cfg().idle_timeout_secs.max(1));
-    let init =
-        (ctx.cfg().init_timeout_secs > 0).then(|| Duration::from_secs(ctx.cfg().init_timeout_secs));
-    let writes = Deadline::new(ctx.cfg().write_timeout_secs);
+    let idle = Duration::from_secs(cfg.idle_timeout_secs.max(1));
+    let init = (cfg.init_timeout_secs > 0).then(|| Duration::from_secs(cfg.init_timeout_secs));
+    let writes = Deadline::new(cfg.write_timeout_secs);
+    drop(cfg);
     let mut first_request = true;
     let mut last_activity = Instant::now();
     let mut permit: Option<OwnedSemaphorePermit> = None;
@@ -601,10 +604,7 @@ async fn start_tls(
     // The handshake has the time a new connection has for its first request, and gives
     // way like any idle connection.
     let handshake = tls_now.acceptor.accept(parts.io.into_inner());
-    let limit = Duration::from_secs(match conn.ctx.cfg().init_timeout_secs {
-        0 => conn.ctx.cfg().idle_timeout_secs.max(1),
-        n => n,
-    });
+    let limit = conn.ctx.cfg().handshake_timeout();
     slot.end_work();
     let tls = tokio::select! {
         r = tokio::time::timeout(limit, handshake) => match r {
@@ -1209,8 +1209,9 @@ impl Conn {
             return invalid();
         };
         if self.ctx.admin_dn.as_ref() == Some(&dn) {
-            if !self.ctx.cfg().admin_password.is_empty()
-                && auth::verify(self.ctx.cfg().admin_password.as_bytes(), password)
+            let cfg = self.ctx.cfg();
+            if !cfg.admin_password.is_empty()
+                && auth::verify(cfg.admin_password.as_bytes(), password)
             {
                 self.identity = Identity::Admin(dn.to_string());
                 return LdapResult::success();

@@ -153,14 +153,18 @@ pub struct TlsNow {
     pub acceptor: tokio_rustls::TlsAcceptor,
     /// The certificate's channel binding (`tls-server-end-point`).
     pub channel_binding: Option<[u8; 16]>,
+    /// The certificate file it was read from.
+    pub certificate: std::path::PathBuf,
 }
 
 impl TlsNow {
     /// Reads the certificate and key the settings name (or the generated pair).
     pub fn load(cfg: &ServerConfig) -> Result<TlsNow, crate::tls::TlsError> {
+        let c = crate::tls::load(cfg)?;
         Ok(TlsNow {
-            acceptor: tokio_rustls::TlsAcceptor::from(crate::tls::tls_config(cfg)?),
-            channel_binding: crate::tls::channel_binding(cfg),
+            acceptor: tokio_rustls::TlsAcceptor::from(c.config),
+            channel_binding: c.channel_binding,
+            certificate: c.path,
         })
     }
 }
@@ -225,11 +229,11 @@ impl Ctx {
         let reread = given.reread(new).map_err(ReloadError::Settings)?;
         let mut in_force = reread.config.clone();
         settle(&mut in_force, &self.dir);
-        let tls = TlsNow::load(&in_force)?;
-        let (certificate, _) = crate::tls::cert_paths(&in_force)?;
+        let tls = Arc::new(TlsNow::load(&in_force)?);
+        let certificate = tls.certificate.clone();
         *given = reread.config;
         *self.cfg.write() = Arc::new(in_force);
-        *self.tls.write() = Some(Arc::new(tls));
+        *self.tls.write() = Some(tls);
         Ok(Reloaded {
             applied: reread.applied,
             need_restart: reread.need_restart,

@@ -524,13 +524,11 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
             (c, s) => c.min(s),
         }
     };
-    let size_limit = limit_of(i64::from(req.size_limit), ctx.cfg().size_limit);
-    let time_limit = limit_of(
-        i64::from(req.time_limit),
-        ctx.cfg().time_limit_secs as usize,
-    );
+    let cfg = ctx.cfg();
+    let size_limit = limit_of(i64::from(req.size_limit), cfg.size_limit);
+    let time_limit = limit_of(i64::from(req.time_limit), cfg.time_limit_secs as usize);
     let started = Instant::now();
-    let ttl = Duration::from_secs(ctx.cfg().paged_cursor_ttl_secs);
+    let ttl = Duration::from_secs(cfg.paged_cursor_ttl_secs);
     if vlv.is_some() && sort.is_none() {
         return Err(LdapResult::new(
             ResultCode::UNWILLING_TO_PERFORM,
@@ -717,9 +715,7 @@ fn search(ctx: &Ctx, job: &SearchJob) -> Outcome {
     if paged.is_some() {
         let cookie = if more {
             let fp = paged_fingerprint();
-            job.paged
-                .lock()
-                .put(cursor, fp, ctx.cfg().max_paged_cursors, ttl)
+            job.paged.lock().put(cursor, fp, cfg.max_paged_cursors, ttl)
         } else {
             Vec::new()
         };

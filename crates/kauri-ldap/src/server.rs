@@ -315,11 +315,7 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, tls: bool, catalog: b
                 channel_binding = tls_now.channel_binding;
                 // The handshake has the time a new connection has for its first request,
                 // and gives way like any idle unauthenticated connection.
-                let cfg = ctx.cfg();
-                let init = std::time::Duration::from_secs(match cfg.init_timeout_secs {
-                    0 => cfg.idle_timeout_secs.max(1),
-                    n => n,
-                });
+                let init = ctx.cfg().handshake_timeout();
                 tokio::select! {
                     r = tokio::time::timeout(init, tls_now.acceptor.accept(stream)) => match r {
                         Ok(Ok(s)) => Box::new(s),

@@ -117,27 +117,29 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
     f.write_all(bytes).map_err(|e| file_err(path, e))
 }
 
-/// The rustls server configuration for LDAPS and StartTLS.
-/// The `tls-server-end-point` channel binding of the server's certificate (the first of
-/// its chain), which NTLM clients bind their logons to on TLS connections.
-pub fn channel_binding(cfg: &ServerConfig) -> Option<[u8; 16]> {
-    let (cert_path, _) = cert_paths(cfg).ok()?;
-    let cert = CertificateDer::pem_file_iter(&cert_path)
-        .ok()?
-        .next()?
-        .ok()?;
-    kauri_auth::binding::tls_server_end_point(cert.as_ref())
+/// The server's certificate as its settings name it, read once: the rustls configuration
+/// handshakes use, the channel binding of the certificate it presents, and its file.
+pub struct Certificate {
+    /// The rustls server configuration for LDAPS and StartTLS.
+    pub config: Arc<TlsConfig>,
+    /// The `tls-server-end-point` channel binding of the server's certificate (the first
+    /// of its chain), which NTLM clients bind their logons to on TLS connections.
+    pub channel_binding: Option<[u8; 16]>,
+    /// The certificate file.
+    pub path: std::path::PathBuf,
 }
 
-pub fn tls_config(cfg: &ServerConfig) -> Result<Arc<TlsConfig>, TlsError> {
+/// Reads the certificate chain and key the settings name (or the generated pair).
+pub fn load(cfg: &ServerConfig) -> Result<Certificate, TlsError> {
     let (cert_path, key_path) = cert_paths(cfg)?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&cert_path)
         .map_err(|e| file_err(&cert_path, e))?
         .collect::<Result<_, _>>()
         .map_err(|e| file_err(&cert_path, e))?;
-    if certs.is_empty() {
+    let Some(first) = certs.first() else {
         return Err(file_err(&cert_path, "no certificate found"));
-    }
+    };
+    let channel_binding = kauri_auth::binding::tls_server_end_point(first.as_ref());
     let key = PrivateKeyDer::from_pem_file(&key_path).map_err(|e| file_err(&key_path, e))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = TlsConfig::builder_with_provider(provider)
@@ -147,7 +149,16 @@ pub fn tls_config(cfg: &ServerConfig) -> Result<Arc<TlsConfig>, TlsError> {
     // No TLS 1.3 session tickets: LDAP connections are long-lived, and Samba's client
     // stalls on tickets that arrive after the handshake.
     config.send_tls13_tickets = 0;
-    Ok(Arc::new(config))
+    Ok(Certificate {
+        config: Arc::new(config),
+        channel_binding,
+        path: cert_path,
+    })
+}
+
+/// The channel binding of the server's certificate (see [`Certificate::channel_binding`]).
+pub fn channel_binding(cfg: &ServerConfig) -> Option<[u8; 16]> {
+    load(cfg).ok()?.channel_binding
 }
 
 #[cfg(test)]

@@ -156,9 +156,18 @@ fn journal_name(name: &str) -> String {
     out
 }
 
-/// The journal entry of an event: `MESSAGE` (the message with its fields after it, as
-/// standard error would show them), `PRIORITY`, `SYSLOG_IDENTIFIER`, the code's place, and
-/// each field on its own.
+/// An event as one line of text: its message, then its fields as `name=value`.
+fn text(message: &str, fields: &[(String, String)]) -> String {
+    let mut text = message.to_string();
+    for (k, v) in fields {
+        let gap = if text.is_empty() { "" } else { " " };
+        let _ = write!(text, "{gap}{k}={v}");
+    }
+    text
+}
+
+/// The journal entry of an event: `MESSAGE` (its [`text`], as standard error would show
+/// it), `PRIORITY`, `SYSLOG_IDENTIFIER`, the code's place, and each field on its own.
 pub fn entry(
     level: &Level,
     target: &str,
@@ -168,11 +177,7 @@ pub fn entry(
     fields: &[(String, String)],
 ) -> Vec<u8> {
     use kauri_audit::journal::field;
-    let mut text = message.to_string();
-    for (k, v) in fields {
-        let gap = if text.is_empty() { "" } else { " " };
-        let _ = write!(text, "{gap}{k}={v}");
-    }
+    let text = text(message, fields);
     let mut out = Vec::with_capacity(256);
     field(&mut out, "MESSAGE", text.as_bytes());
     field(&mut out, "PRIORITY", priority(level));
@@ -206,7 +211,7 @@ impl<S: Subscriber> Layer<S> for JournalLayer {
         if self.socket.send(&datagram).is_err() {
             // journald restarting, or an entry larger than a datagram: standard error
             // still reaches the journal, without the fields.
-            eprintln!("{} {}", meta.level(), String::from_utf8_lossy(&datagram));
+            eprintln!("{} {}", meta.level(), text(&f.message, &f.fields));
         }
     }
 }

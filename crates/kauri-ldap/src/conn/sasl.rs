@@ -62,8 +62,9 @@ impl Conn {
             names.netbios_computer.clone(),
             names.dns_domain.clone(),
         ];
-        if !self.ctx.cfg().dns_host_name.is_empty() {
-            target_hosts.push(self.ctx.cfg().dns_host_name.clone());
+        let cfg = self.ctx.cfg();
+        if !cfg.dns_host_name.is_empty() {
+            target_hosts.push(cfg.dns_host_name.clone());
         }
         NtlmSettings {
             channel_binding: self.encrypted.then_some(self.channel_binding).flatten(),
